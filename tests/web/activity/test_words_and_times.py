@@ -165,3 +165,35 @@ def test_a_move_to_another_space_names_the_space_not_two_columns():
     renamed = Names(columns={"c-home": "To do", "c-trip": "Ideas"}, spaces=names.spaces)
     shown = line(change, renamed, "Asia/Shanghai", now, Translator("zh"))
     assert [(detail.label, detail.before, detail.after) for detail in shown.details] == [("列", "To do", "Ideas")]
+
+
+def test_an_undo_that_leaves_records_names_them():
+    """Undoing an agent's session after the person edited one of its memos: the notice said "Undid
+    2 changes; 2 were left as they are (2 changed since)" (the memo's create and its edit), and
+    the person could not tell which of their records the undo had not touched. The preview and
+    the notice name the records left (each once), the first three by title, the rest counted."""
+    from mesq.web.activity.undo_words import preview_report, undo_report
+
+    def left(kind: str, record_id: str, title: str, code: str = "REVISION_CONFLICT") -> dict[str, Any]:
+        return {"changeId": f"c-{record_id}-{code}", "record": {"kind": kind, "id": record_id, "title": title},
+                "code": code, "message": "..."}  # fmt: skip
+
+    undone = [{"changeId": "c1", "record": {"kind": "task", "id": "t", "title": "打电话给妈妈"}}] * 2
+    newest, older = left("memo", "m", "会议记录：讨论预算和人员"), left("memo", "m", "会议记录：讨论预算")
+    refused = [newest, {**older, "changeId": "c0"}]
+    answer = {"undone": undone, "notUndone": refused}
+    assert undo_report(answer, Translator("zh")) == (
+        "已撤销 2 处改动；2 处保持原样（2 处之后又被修改过）。保持原样的是：笔记“会议记录：讨论预算和人员”。"
+    ), undo_report(answer, Translator("zh"))
+    assert undo_report(answer, Translator("en")) == (
+        "Undid 2 changes; 2 were left as they are (2 changed since). "
+        "Left as it is: the memo “会议记录：讨论预算和人员”."
+    ), undo_report(answer, Translator("en"))
+    assert preview_report(answer, Translator("zh")).endswith("将保持原样的是：笔记“会议记录：讨论预算和人员”。")
+    assert preview_report(answer, Translator("en")).endswith("Will stay as it is: the memo “会议记录：讨论预算和人员”.")
+    many = [left("task", f"t{n}", f"任务 {n}") for n in range(5)] + [left("tag", "家务", "家务", "NOT_UNDOABLE")]
+    said = undo_report({"undone": [], "notUndone": many}, Translator("zh"))
+    assert said.endswith("保持原样的是：任务“任务 0”、任务“任务 1”、任务“任务 2”，以及另外 3 条记录。"), said
+    english = undo_report({"undone": [], "notUndone": many}, Translator("en"))
+    tasks = "the task “任务 0”, the task “任务 1”, the task “任务 2”"
+    assert english.endswith(f"Left as they are: {tasks} and 3 more."), english
