@@ -197,3 +197,33 @@ def test_an_undo_that_leaves_records_names_them():
     english = undo_report({"undone": [], "notUndone": many}, Translator("en"))
     tasks = "the task “任务 0”, the task “任务 1”, the task “任务 2”"
     assert english.endswith(f"Left as they are: {tasks} and 3 more."), english
+
+
+def test_a_memo_tag_rename_reads_as_one_not_as_an_edit():
+    """rename_memo_tag rewrites `#工作` to `#项目/工作` in every memo carrying it: each line read
+    "edited the memo …" and the session "edited 30 memos", so nothing said a tag was renamed (the
+    change keeps only the content, before and after). The line names the tag and its new name, the
+    summary counts the memos it was renamed in; the text's own change stays in the details."""
+    change = {
+        "record": {"kind": "memo", "id": "m", "title": "周会 #项目/工作 讨论预算"},
+        "action": "update",
+        "operation": "rename_memo_tag",
+        "at": "2026-12-06T20:14:51Z",
+        "fields": ["content"],
+        "before": {"content": "周会 #工作 讨论预算 #生活"},
+        "after": {"content": "周会 #项目/工作 讨论预算 #生活"},
+        "undoable": True,
+    }
+    now = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
+    memo = "“周会 #项目/工作 讨论预算”"
+    for language, said, summed in (
+        ("zh", f"把笔记{memo}中的标签“工作”重命名为“项目/工作”", "在 2 条笔记中重命名了标签"),
+        ("en", f"renamed the tag “工作” to “项目/工作” in the memo {memo}", "renamed a tag in 2 memos"),
+    ):
+        shown = line(change, Names(), "Asia/Shanghai", now, Translator(language))
+        assert shown.act == "retag" and shown.sentence.striptags() == said, shown.sentence
+        assert [detail.label for detail in shown.details] == [Translator(language).gettext("Text")], shown.details
+        assert summary([change, change], Translator(language)) == summed
+    # a rename the content does not show (the tag stood in a code span) stays an edit
+    unseen = {**change, "before": {"content": "`#工作`"}, "after": {"content": "`#工作`"}}
+    assert line(unseen, Names(), "Asia/Shanghai", now, Translator("en")).act == "edit"

@@ -23,6 +23,7 @@ from markupsafe import Markup, escape
 
 from ...history.records import record_title
 from ...kernel import formats
+from ...kernel.tags import parse_tags
 from ..kit.i18n import N_, NC_, NP_, Translator, translations
 from ..kit.recurrence_words import recurrence_words
 from .diff import Row, compare
@@ -70,6 +71,7 @@ _SAID = {
     "bring_back": N_("brought back %(thing)s"),
     "recolour": N_("changed the colour of %(thing)s"),
     "to_board": N_("moved %(thing)s from the inbox to the board"),
+    "retag": N_("renamed the tag “%(from)s” to “%(to)s” in %(thing)s"),
 }
 #: The summary's sentences: each act said of a count ("edited 30 memos"; no from / to), in a
 #: context of their own, so a language can set the number apart from the words around it
@@ -95,6 +97,7 @@ _SUMMED = {
     "bring_back": NC_("a count of records", "brought back %(thing)s"),
     "recolour": NC_("a count of records", "changed the colour of %(thing)s"),
     "to_board": NC_("a count of records", "moved %(thing)s from the inbox to the board"),
+    "retag": NC_("a count of records", "renamed a tag in %(thing)s"),
 }
 #: Kinds with no trash: their delete is final and says so plainly.
 _NO_TRASH = frozenset({"space", "column", "tag"})
@@ -133,6 +136,8 @@ def act_of(change: dict[str, Any]) -> str:
     if action == "move":
         return "reorder"
     if kind == "memo":
+        if change.get("operation") == "rename_memo_tag" and renamed_tag(change):
+            return "retag"
         if fields == {"pinned"}:
             return "pin" if after.get("pinned") else "unpin"
         if fields == {"status"}:
@@ -154,6 +159,19 @@ def act_of(change: dict[str, Any]) -> str:
     if kind == "tag" and fields == {"color"}:
         return "recolour"
     return "edit"
+
+
+def renamed_tag(change: dict[str, Any]) -> tuple[str, str] | None:
+    """The tag a memo tag rename took out of this memo and the one it put in (the shortest of
+    each: `#a/b` and `#a` renamed together read as `a`), from the content before and after: the
+    change keeps no tag names of its own. None when the content shows no tag gone and none new."""
+    before = parse_tags(str((change.get("before") or {}).get("content") or ""))
+    after = parse_tags(str((change.get("after") or {}).get("content") or ""))
+    gone = [tag for tag in before if tag not in after]
+    new = [tag for tag in after if tag not in before]
+    if not gone or not new:
+        return None
+    return min(gone, key=len), min(new, key=len)
 
 
 # -- names the change refers to -----------------------------------------------------------------
@@ -267,6 +285,9 @@ def sentence(change: dict[str, Any], act: str, names: Names, say: Translator) ->
         )  # fmt: skip
     if act == "move_space":
         return _markup(say, _SAID[act], thing=thing(change, names, say), to=_space(after.get("spaceId"), names, say))
+    if act == "retag":
+        old_tag, new_tag = renamed_tag(change) or ("", "")
+        return _markup(say, _SAID[act], thing=thing(change, names, say), **{"from": old_tag, "to": new_tag})
     return _markup(say, _SAID[act], thing=thing(change, names, say))
 
 
