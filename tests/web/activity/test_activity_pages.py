@@ -310,3 +310,22 @@ def test_the_undo_of_a_tag_rename_is_one_group_and_redoes_whole(services: Servic
     page = person.get("/activity", headers={"Accept-Language": "zh-CN"}).text
     assert "已重做" in page and 'undo-badge">重做' in _sections(page)[0], shown_text(page)
     assert agent("get_todo_task", id=task["id"])["task"]["tags"] == ["打电话"]
+
+
+@pytest.mark.parametrize("query", ["kind=highlight", "cursor=not-a-cursor"])
+def test_a_link_with_a_filter_or_page_activity_never_made_is_said_in_the_pages_words(
+    browser: Callable[..., Browser], query: str
+):
+    """A hand-edited or mangled link (a kind the history has no such records of, a cursor that is
+    no change id) answered an error page with the API's advice to an agent on the Chinese page (the
+    field's name, the allowed values 'memo', 'task', ..., list_changes and nextCursor). It is a small
+    400 in the page's words, in Chinese without a Latin word, that says what to do."""
+    person = browser()
+    for language, said in (("zh-CN", "请从菜单打开“动态”"), ("en", "open Activity from the menu")):
+        answer = person.get(f"/activity?{query}", headers={"Accept-Language": language})
+        text = shown_text(answer.text[answer.text.index("<body") :])
+        assert answer.status_code == 400 and said in text, text
+        assert "list_changes" not in text and "nextCursor" not in text and "'memo'" not in text, text
+        if language == "zh-CN":
+            shown = text.split("操作未成功")[1].split("追踪编号")[0]  # the trace id after it is for a bug report
+            assert LATIN.findall(shown) == [], shown

@@ -262,12 +262,16 @@ def app_undo_views(groups: list[Group], zone: str, now: datetime, say: Translato
 async def activity_page(page: Page) -> Response:
     filters = _filters(page)
     cursor = page.request.query_params.get("cursor")
+    if "kind" in filters and filters["kind"] not in _KIND_WORDS:
+        raise _not_a_link_of_ours()
     try:
         groups, next_cursor = await _read_groups(page, filters, cursor if cursor and len(cursor) <= 64 else None)
     except NotFound:  # a session or run none of whose changes are kept (expired, purged with its memo)
         if not any(name in filters for name in ("sessionId", "runId")):
             raise
         groups, next_cursor, gone = [], None, True
+    except ValidationError:  # a value from the URL list_changes refuses (a mangled cursor): not the API's advice
+        raise _not_a_link_of_ours() from None
     else:
         gone = False
     changes = [change for group in groups for change in group.changes[:LINES_PER_GROUP]]
@@ -289,6 +293,12 @@ async def activity_page(page: Page) -> Response:
         more=urlencode({**filters, "cursor": next_cursor}) if next_cursor else None,
         back=back, filter_words=filter_words(filters, changes, say), gone=gone, apps=apps,
     )  # fmt: skip
+
+
+def _not_a_link_of_ours() -> ValidationError:
+    """A link with a filter or a page /activity never made (a kind the history has no records of, a
+    cursor that is no change id): said in the page's words, never list_changes' advice to an agent."""
+    return ValidationError("this link does not open a page of your activity: open Activity from the menu")
 
 
 def last_session_views(page: Page, changes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
