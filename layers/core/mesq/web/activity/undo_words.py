@@ -40,7 +40,9 @@ def left_records(refused: list[dict[str, Any]], say: Translator, *, done: bool =
     ("Left as it is: the memo “周报”."): the first NAMED_LEFT, then "and 2 more". A count alone ("2
     changed since") did not tell a person which of their records the undo did not touch."""
     records: dict[tuple[str, str], dict[str, Any]] = {}
-    for entry in refused:  # newest first: a record is named by its newest change's title
+    # a record someone changed since first (what a person looks for), what can never be undone
+    # (a space's or tag's creation) last; newest first within: named by its newest change's title
+    for entry in sorted(refused, key=lambda entry: entry.get("code") == "NOT_UNDOABLE"):
         record = entry.get("record") or {}
         records.setdefault((str(record.get("kind")), str(record.get("id"))), record)
     if not records:
