@@ -329,3 +329,32 @@ def test_a_link_with_a_filter_or_page_activity_never_made_is_said_in_the_pages_w
         if language == "zh-CN":
             shown = text.split("操作未成功")[1].split("追踪编号")[0]  # the trace id after it is for a bug report
             assert LATIN.findall(shown) == [], shown
+
+
+def test_a_session_longer_than_a_page_reads_says_it_has_more(
+    services: Services, browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch
+):
+    """A page reads at most MAX_READS x READ_SIZE changes (500): an import of 1,050 memos was one
+    group reading "493 changes: created 493 memos", its Undo taking back all 1,050, and the rest
+    of the session one more group on each older page. The group cut by the page's reads says "at
+    least" (here 2 reads of 10, so a session of 25 reads at least 20), a whole one its count."""
+    from mesq.web.activity import pages
+
+    monkeypatch.setattr(pages, "MAX_READS", 2)
+    monkeypatch.setattr(pages, "READ_SIZE", 10)
+    person = browser()
+    mine = caller(services, person.user_id, "pat:import", "导入脚本")
+    for n in range(25):
+        mine("create_memo", content=f"批量笔记 {n}")
+    for language, least, whole in (("zh-CN", "至少", "5 处改动"), ("en", "at least", "5 changes")):
+        first = _main(person.get("/activity", headers={"Accept-Language": language}).text)
+        assert f"{least} 20 " in first, first
+        older = person.get("/activity", params={"cursor": _older_cursor(person)}, headers={"Accept-Language": language})
+        rest = _main(older.text)
+        assert whole in rest and least not in rest, rest
+
+
+def _older_cursor(person: Browser) -> str:
+    found = re.search(r'href="/activity\?cursor=([^"&]+)"', person.get("/activity").text)
+    assert found, "no Older link"
+    return found.group(1)

@@ -102,6 +102,9 @@ class GroupView:
     #: An undo group whose changes put back what an earlier undo took (a redo): its button undoes
     #: them again ("Undo these changes"); an undo group's own button redoes ("Redo these changes").
     redo: bool = False
+    #: The page's reads ended inside this group (MAX_READS): its session may hold more changes than
+    #: `count`, on the older pages, and its count reads "at least".
+    continues: bool = False
 
     @property
     def redoes(self) -> bool:
@@ -155,9 +158,10 @@ def _filters(page: Page) -> dict[str, str]:
     return {name: query[name] for name in _FILTERS if query.get(name) and len(query[name]) <= 200}
 
 
-async def _read_groups(page: Page, filters: dict[str, str], cursor: str | None) -> tuple[list[Group], str | None]:
-    """The first GROUPS_PER_PAGE sessions from `cursor` on, and the cursor of the next page:
-    list_changes read page after page until one more session would start (or MAX_READS)."""
+async def _read_groups(page: Page, filters: dict[str, str], cursor: str | None) -> tuple[list[Group], str | None, bool]:
+    """The first GROUPS_PER_PAGE sessions from `cursor` on, the cursor of the next page, and whether
+    the reads ended inside the last group (MAX_READS, more to read): list_changes read page after
+    page until one more session would start (or MAX_READS)."""
     sessions = Sessions()
     last: str | None = None
     for _read in range(MAX_READS):
@@ -165,13 +169,13 @@ async def _read_groups(page: Page, filters: dict[str, str], cursor: str | None) 
         data = await page.invoke("list_changes", arguments)
         for change in data["changes"]:
             if len(sessions.groups) >= GROUPS_PER_PAGE and sessions.would_open(change):
-                return sessions.groups, last
+                return sessions.groups, last, False
             sessions.add(change)
             last = change["id"]
         cursor = data.get("nextCursor")
         if cursor is None:
-            return sessions.groups, None
-    return sessions.groups, cursor
+            return sessions.groups, None, False
+    return sessions.groups, cursor, True
 
 
 async def names_for(page: Page, changes: list[dict[str, Any]]) -> Names:
@@ -265,11 +269,11 @@ async def activity_page(page: Page) -> Response:
     if "kind" in filters and filters["kind"] not in _KIND_WORDS:
         raise _not_a_link_of_ours()
     try:
-        groups, next_cursor = await _read_groups(page, filters, cursor if cursor and len(cursor) <= 64 else None)
+        groups, next_cursor, cut = await _read_groups(page, filters, cursor if cursor and len(cursor) <= 64 else None)
     except NotFound:  # a session or run none of whose changes are kept (expired, purged with its memo)
         if not any(name in filters for name in ("sessionId", "runId")):
             raise
-        groups, next_cursor, gone = [], None, True
+        groups, next_cursor, cut, gone = [], None, False, True
     except ValidationError:  # a value from the URL list_changes refuses (a mangled cursor): not the API's advice
         raise _not_a_link_of_ours() from None
     else:
@@ -284,6 +288,8 @@ async def activity_page(page: Page) -> Response:
     views = await run_sync(  # CPU
         lambda: [group_view(group, names, zone, now, say, scope=scope, undo_ids=undo_ids) for group in groups]
     )
+    if cut and views:  # the older page goes on with this session: a count here is only what was read
+        views[-1] = replace(views[-1], continues=True)
     back = PAGE + ("?" + urlencode(filters) if filters else "")
     # Per app "Undo everything it did since ...": on the newest page of whole sessions only (all
     # activity, or one actor's), so its default time takes back only what the page shows.
