@@ -358,3 +358,36 @@ def _older_cursor(person: Browser) -> str:
     found = re.search(r'href="/activity\?cursor=([^"&]+)"', person.get("/activity").text)
     assert found, "no Older link"
     return found.group(1)
+
+
+def test_a_kind_found_nowhere_in_the_changes_read_is_not_said_to_have_none(
+    services: Services, browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch
+):
+    """`?kind=inbox` over an import of thousands of memos: each list_changes reads at most
+    SCAN_LIMIT records, so the page's reads found no inbox change and it said "No changes yet."
+    above an Older link, while the inbox item's changes were further back. It says none were among
+    the changes read and that Older looks further back; Older finds them."""
+    from mesq.history import reads
+    from mesq.web.activity import pages
+
+    monkeypatch.setattr(reads, "SCAN_LIMIT", 5)
+    monkeypatch.setattr(pages, "MAX_READS", 2)
+    person = browser()
+    mine = caller(services, person.user_id, "pat:import", "导入脚本")
+    mine("create_todo_inbox_item", title="想法：写一本书")
+    for n in range(12):
+        mine("create_memo", content=f"批量笔记 {n}")
+    for language, none_read, never in (
+        ("zh-CN", "较近的改动里没有找到", "还没有改动"),
+        ("en", "None among the most recent changes", "No changes yet"),
+    ):
+        answer = person.get("/activity?kind=inbox", headers={"Accept-Language": language})
+        text = _main(answer.text)
+        assert none_read in text and never not in text, text
+    older = re.search(r'href="/activity\?([^"]*cursor=[^"]+)"', person.get("/activity?kind=inbox").text)
+    assert older, "no Older link"
+    further = _main(person.get("/activity?" + older.group(1).replace("&amp;", "&"), headers=ZH_HEADERS).text)
+    assert "想法：写一本书" in further, further
+
+
+ZH_HEADERS = {"Accept-Language": "zh-CN"}
