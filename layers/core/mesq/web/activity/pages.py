@@ -304,7 +304,7 @@ async def activity_page(page: Page) -> Response:
 def _not_a_link_of_ours() -> ValidationError:
     """A link with a filter or a page /activity never made (a kind the history has no records of, a
     cursor that is no change id): said in the page's words, never list_changes' advice to an agent."""
-    return ValidationError("this link does not open a page of your activity: open Activity from the menu")
+    return ValidationError("This link does not open a page of your activity: open Activity from the menu.")
 
 
 def last_session_views(page: Page, changes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
