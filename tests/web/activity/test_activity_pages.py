@@ -391,3 +391,26 @@ def test_a_kind_found_nowhere_in_the_changes_read_is_not_said_to_have_none(
 
 
 ZH_HEADERS = {"Accept-Language": "zh-CN"}
+
+
+def test_a_redo_in_a_history_panel_is_marked_redo_not_undo(services: Services, browser: Callable[..., Browser]):
+    """An agent pins a memo; the person undoes the pin, then undoes that undo (a redo). The History
+    panel marked both the undo and the redo "Undo" ("撤销"): "pinned the memo" under an Undo
+    badge read as the pin being taken back. A change that undoes an undo is marked "Redo", as
+    /activity marks its group."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    memo = agent("create_memo", content="周报")["memo"]
+    agent("update_memo", id=memo["id"], expectedRevision=memo["revision"], pinned=True)
+    mine = caller(services, person.user_id, "pat:mine", "我的脚本")
+    undo = mine("undo_changes", changeIds=_newest(mine, memo["id"]))
+    mine("undo_changes", changeIds=[undo["undone"][0]["undoChangeId"]])
+    for language, redo_badge, undo_badge in (("zh-CN", "重做", "撤销"), ("en", "Redo", "Undo")):
+        html = person.get(f"/activity/history/{memo['id']}", headers={"Accept-Language": language}).text
+        whos = [shown_text(part.split("</p>")[0]) for part in html.split('class="version-who"')[1:]]
+        assert redo_badge in whos[0] and undo_badge not in whos[0].replace(redo_badge, ""), whos
+        assert undo_badge in whos[1] and redo_badge not in whos[1], whos
+
+
+def _newest(call: Any, record_id: str) -> list[str]:
+    return [call("list_changes", recordId=record_id, limit=1)["changes"][0]["id"]]

@@ -31,7 +31,7 @@ from ..kit.forms import MAX_FORM_FIELDS
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
 from ..kit.request_values import form_revision, is_htmx
-from .sessions import Group, Sessions, last_sessions
+from .sessions import Group, Sessions, is_undo, last_sessions
 from .times import local, moment_words, span_words
 from .undo_words import nothing_since, preview_report, undo_report
 from .words import Line, Names, line, referenced_ids, summary, title_of
@@ -526,7 +526,10 @@ async def history_of(page: Page, record_id: str, memo: dict[str, Any] | None = N
     names = await names_for(page, changes)
     zone, now, say = page.time_zone, _now(page), page.translator
     lines = await run_sync(lambda: [line(change, names, zone, now, say) for change in changes])
-    versions = [{"line": shown, "who": actor_name(shown.change["actor"], say)} for shown in lines]
+    by_id = {change["id"]: change for change in changes}
+    # a change that undoes an undo's entry is a redo (as /activity marks its group), not an "Undo"
+    versions = [{"line": shown, "who": actor_name(shown.change["actor"], say),
+                 "redo": is_undo(by_id.get(str(shown.change.get("undoes")), {}))} for shown in lines]  # fmt: skip
     title = next((title_of(change, names) for change in changes if title_of(change, names)), "")
     return {"recordId": record_id, "versions": versions, "restorable": kind in _RESTORABLE, "title": title,
             "revision": changes[0]["revisions"]["after"] if changes else None,
