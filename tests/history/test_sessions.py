@@ -192,3 +192,23 @@ def test_get_context_names_the_caller(store, clock):
     context = caller(store)("get_context")
     assert context["actor"] == {"kind": "pat", "id": "pat:t", "name": "tester"}
     assert isinstance(context["sessionId"], str) and context["sessionId"]
+
+
+def test_a_change_whose_memo_was_deleted_for_good_is_not_found_saying_why(store, clock):
+    """An agent holds the changeIds and runId of a write; the person then deletes the memo for good
+    (its history goes with it), or the changes expire. undo_changes answered only "copy changeId
+    values from list_changes", as if the agent had mistyped them. NOT_FOUND says how long changes
+    are kept and that a memo deleted for good takes its history with it, for ids, runs and sessions."""
+    from mesq.memos.purge import purge_memo
+
+    call = caller(store)
+    memo = call("create_memo", content="要彻底删除")["memo"]
+    trashed = call("delete_memo", id=memo["id"], expectedRevision=memo["revision"])
+    [change] = [c for c in changes(store) if c["action"] == "trash"]
+    purge_memo(store, USER, memo["id"], trashed["memo"]["revision"])
+    for arguments in ({"changeIds": [change["id"]]}, {"runId": change["runId"]}, {"sessionId": change["sessionId"]}):
+        with pytest.raises(MesqError) as gone:
+            call("undo_changes", **arguments)
+        said = gone.value.message
+        assert gone.value.code == "NOT_FOUND" and "kept 90 days" in said and "deleted for good" in said, said
+        assert "list_changes" in said, said  # the fix for a mistyped id is still named

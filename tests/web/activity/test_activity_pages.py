@@ -310,3 +310,107 @@ def test_the_undo_of_a_tag_rename_is_one_group_and_redoes_whole(services: Servic
     page = person.get("/activity", headers={"Accept-Language": "zh-CN"}).text
     assert "已重做" in page and 'undo-badge">重做' in _sections(page)[0], shown_text(page)
     assert agent("get_todo_task", id=task["id"])["task"]["tags"] == ["打电话"]
+
+
+@pytest.mark.parametrize("query", ["kind=highlight", "cursor=not-a-cursor"])
+def test_a_link_with_a_filter_or_page_activity_never_made_is_said_in_the_pages_words(
+    browser: Callable[..., Browser], query: str
+):
+    """A hand-edited or mangled link (a kind the history has no such records of, a cursor that is
+    no change id) answered an error page with the API's advice to an agent on the Chinese page (the
+    field's name, the allowed values 'memo', 'task', ..., list_changes and nextCursor). It is a small
+    400 in the page's words, in Chinese without a Latin word, that says what to do."""
+    person = browser()
+    for language, said in (("zh-CN", "请从菜单打开“动态”"), ("en", "open Activity from the menu")):
+        answer = person.get(f"/activity?{query}", headers={"Accept-Language": language})
+        text = shown_text(answer.text[answer.text.index("<body") :])
+        assert answer.status_code == 400 and said in text, text
+        assert "list_changes" not in text and "nextCursor" not in text and "'memo'" not in text, text
+        if language == "zh-CN":
+            shown = text.split("操作未成功")[1].split("追踪编号")[0]  # the trace id after it is for a bug report
+            assert LATIN.findall(shown) == [], shown
+
+
+def test_a_session_longer_than_a_page_reads_says_it_has_more(
+    services: Services, browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch
+):
+    """A page reads at most MAX_READS x READ_SIZE changes (500): an import of 1,050 memos was one
+    group reading "493 changes: created 493 memos", its Undo taking back all 1,050, and the rest
+    of the session one more group on each older page. The group cut by the page's reads says "at
+    least" (here 2 reads of 10, so a session of 25 reads at least 20), a whole one its count."""
+    from mesq.web.activity import pages
+
+    monkeypatch.setattr(pages, "MAX_READS", 2)
+    monkeypatch.setattr(pages, "READ_SIZE", 10)
+    person = browser()
+    mine = caller(services, person.user_id, "pat:import", "导入脚本")
+    for n in range(25):
+        mine("create_memo", content=f"批量笔记 {n}")
+    for language, least, whole in (("zh-CN", "至少", "5 处改动"), ("en", "at least", "5 changes")):
+        first = _main(person.get("/activity", headers={"Accept-Language": language}).text)
+        assert f"{least} 20 " in first, first
+        older = person.get("/activity", params={"cursor": _older_cursor(person)}, headers={"Accept-Language": language})
+        rest = _main(older.text)
+        assert whole in rest and least not in rest, rest
+
+
+def _older_cursor(person: Browser) -> str:
+    found = re.search(r'href="/activity\?cursor=([^"&]+)"', person.get("/activity").text)
+    assert found, "no Older link"
+    return found.group(1)
+
+
+def test_a_kind_found_nowhere_in_the_changes_read_is_not_said_to_have_none(
+    services: Services, browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch
+):
+    """`?kind=inbox` over an import of thousands of memos: each list_changes reads at most
+    SCAN_LIMIT records, so the page's reads found no inbox change and it said "No changes yet."
+    above an Older link, while the inbox item's changes were further back. It says none were among
+    the changes read and that Older looks further back; Older finds them."""
+    from mesq.history import reads
+    from mesq.web.activity import pages
+
+    monkeypatch.setattr(reads, "SCAN_LIMIT", 5)
+    monkeypatch.setattr(pages, "MAX_READS", 2)
+    person = browser()
+    mine = caller(services, person.user_id, "pat:import", "导入脚本")
+    mine("create_todo_inbox_item", title="想法：写一本书")
+    for n in range(12):
+        mine("create_memo", content=f"批量笔记 {n}")
+    for language, none_read, never in (
+        ("zh-CN", "较近的改动里没有找到", "还没有改动"),
+        ("en", "None among the most recent changes", "No changes yet"),
+    ):
+        answer = person.get("/activity?kind=inbox", headers={"Accept-Language": language})
+        text = _main(answer.text)
+        assert none_read in text and never not in text, text
+    older = re.search(r'href="/activity\?([^"]*cursor=[^"]+)"', person.get("/activity?kind=inbox").text)
+    assert older, "no Older link"
+    further = _main(person.get("/activity?" + older.group(1).replace("&amp;", "&"), headers=ZH_HEADERS).text)
+    assert "想法：写一本书" in further, further
+
+
+ZH_HEADERS = {"Accept-Language": "zh-CN"}
+
+
+def test_a_redo_in_a_history_panel_is_marked_redo_not_undo(services: Services, browser: Callable[..., Browser]):
+    """An agent pins a memo; the person undoes the pin, then undoes that undo (a redo). The History
+    panel marked both the undo and the redo "Undo" ("撤销"): "pinned the memo" under an Undo
+    badge read as the pin being taken back. A change that undoes an undo is marked "Redo", as
+    /activity marks its group."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    memo = agent("create_memo", content="周报")["memo"]
+    agent("update_memo", id=memo["id"], expectedRevision=memo["revision"], pinned=True)
+    mine = caller(services, person.user_id, "pat:mine", "我的脚本")
+    undo = mine("undo_changes", changeIds=_newest(mine, memo["id"]))
+    mine("undo_changes", changeIds=[undo["undone"][0]["undoChangeId"]])
+    for language, redo_badge, undo_badge in (("zh-CN", "重做", "撤销"), ("en", "Redo", "Undo")):
+        html = person.get(f"/activity/history/{memo['id']}", headers={"Accept-Language": language}).text
+        whos = [shown_text(part.split("</p>")[0]) for part in html.split('class="version-who"')[1:]]
+        assert redo_badge in whos[0] and undo_badge not in whos[0].replace(redo_badge, ""), whos
+        assert undo_badge in whos[1] and redo_badge not in whos[1], whos
+
+
+def _newest(call: Any, record_id: str) -> list[str]:
+    return [call("list_changes", recordId=record_id, limit=1)["changes"][0]["id"]]

@@ -60,7 +60,10 @@ def test_a_session_whose_records_all_changed_since_says_why(services: Services, 
     edited = agent("update_memo", id=memo["id"], expectedRevision=memo["revision"], content="改过")["memo"]
     form = {"sessionId": agent("get_context")["sessionId"], "back": "/activity"}
     mine("update_memo", id=memo["id"], expectedRevision=edited["revision"], content="我后来又改了")
-    assert _preview(person, form, EN).startswith("Nothing here can be undone: 1 changed since.")
-    assert _flash(person, person.post("/activity/undo", form, headers=EN), EN) == "Nothing was undone: 1 changed since."
+    assert _preview(person, form, EN).startswith(
+        "Nothing here can be undone: 1 changed since. Will stay as it is: the memo “改过”."
+    )
+    said = _flash(person, person.post("/activity/undo", form, headers=EN), EN)
+    assert said == "Nothing was undone: 1 changed since. Left as it is: the memo “改过”.", said
     chinese = _flash(person, person.post("/activity/undo", form, headers=ZH), ZH)
-    assert chinese == "没有撤销任何改动：1 处之后又被修改过。", chinese
+    assert chinese == "没有撤销任何改动：1 处之后又被修改过。保持原样的是：笔记“改过”。", chinese

@@ -37,9 +37,10 @@ def test_a_long_session_with_one_record_changed_since_counts_it_once(
     form = _as_form(fields)
     assert "sessionId" in form
     said = _flash(person, person.post("/activity/undo", form, headers=ZH), ZH)
-    assert said == f"已撤销 {EDITS - 1} 处改动；1 处保持原样（1 处之后又被修改过）。", said
+    left = f"保持原样的是：笔记“改过 {EDITS - 1}”。"  # the record left, named once, by its title at the change
+    assert said == f"已撤销 {EDITS - 1} 处改动；1 处保持原样（1 处之后又被修改过）。{left}", said
     english = _flash(person, person.post("/activity/undo", form, headers=EN), EN)
-    assert english == "Nothing was undone: 1 changed since.", english
+    assert english == f"Nothing was undone: 1 changed since. Left as it is: the memo “改过 {EDITS - 1}”.", english
     contents = [mine("get_memo", id=memo["id"])["memo"]["content"] for memo in memos]
     assert contents[:-1] == [f"笔记 {n}" for n in range(EDITS - 1)] and contents[-1] == "我后来又改了"
 

@@ -105,3 +105,126 @@ def test_the_preview_of_a_long_run_says_the_rest_of_the_run_not_of_the_session()
     chinese = preview_report(answer, Translator("zh"), run=True)
     assert "运行" in chinese and "会话" not in chinese and chinese.startswith("将先撤销 100 处改动"), chinese
     assert "session" in preview_report(answer, Translator("en"))  # a session's Undo still says so
+
+
+def test_the_undo_and_redo_of_a_recurring_completion_read_as_reopen_and_complete():
+    """Undoing a repeating task's completion takes its occurrence back (the count down, the due
+    back); redoing it closes the occurrence again. Neither change carries `done`, and both are
+    `undo_changes`: /activity and the History panel said "edited the task" with "2 other details
+    changed" (the series' bookkeeping), where the person reopened it and completed it again."""
+    occurrence = [{"due": {"type": "date", "date": "2026-12-07"}, "completedAt": "2026-12-06T20:14:55Z"}]
+    closed = {"due": {"type": "date", "date": "2026-12-14"}, "occurrenceCount": 1, "occurrences": occurrence}
+    undo = {
+        "record": {"kind": "task", "id": "x", "title": "每周例会"},
+        "action": "update",
+        "operation": "undo_changes",
+        "undoes": "01796588095258842-ac121a4a",
+        "at": "2026-12-06T20:15:31Z",
+        "fields": ["due", "occurrenceCount", "occurrences"],
+        "before": closed,
+        "after": {"due": {"type": "date", "date": "2026-12-07"}},
+        "undoable": True,
+    }
+    redo = {**undo, "undoes": "01796588131815208-71a8e570", "before": undo["after"], "after": closed}
+    now = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
+    expected = {
+        "zh": ("重新打开了任务“每周例会”", ("截止", "12月14日", "今天"), "完成了任务“每周例会”"),
+        "en": ("reopened the task “每周例会”", ("Due", "Dec 14", "Today"), "completed the task “每周例会”"),
+    }
+    for language, (reopened, due, completed) in expected.items():
+        say = Translator(language)
+        shown = line(undo, Names(), "Asia/Shanghai", now, say)
+        assert shown.act == "reopen" and shown.sentence.striptags() == reopened, shown.sentence
+        assert [(detail.label, detail.before, detail.after) for detail in shown.details] == [due], shown.details
+        again = line(redo, Names(), "Asia/Shanghai", now, say)
+        assert again.act == "complete" and again.sentence.striptags() == completed, again.sentence
+        assert again.details == (), again.details
+    assert summary([undo], Translator("zh")) == "重新打开了 1 个任务"
+
+
+def test_a_move_to_another_space_names_the_space_not_two_columns():
+    """move_todo_task to another space rewrites `spaceId` and `columnId`: the line read "moved the
+    task “Book hotel” from “To do” to “To do”" (each space's first column), never naming the space
+    it went to. It says the space; a column whose name changed too is in the details."""
+    change = {
+        "record": {"kind": "task", "id": "x", "title": "Book hotel"},
+        "action": "move",
+        "operation": "move_todo_task",
+        "at": "2026-12-06T20:18:55Z",
+        "fields": ["columnId", "position", "spaceId"],
+        "before": {"columnId": "c-home", "position": "a0", "spaceId": "s-home"},
+        "after": {"columnId": "c-trip", "position": "a0", "spaceId": "s-trip"},
+        "undoable": True,
+    }
+    names = Names(columns={"c-home": "To do", "c-trip": "To do"}, spaces={"s-home": "Home", "s-trip": "Trip ✈️"})
+    now = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
+    for language, said in (("en", "moved the task “Book hotel” to the space “Trip ✈️”"),
+                           ("zh", "把任务“Book hotel”移到了空间“Trip ✈️”")):  # fmt: skip
+        shown = line(change, names, "Asia/Shanghai", now, Translator(language))
+        assert shown.sentence.striptags() == said and shown.details == (), (shown.sentence, shown.details)
+    renamed = Names(columns={"c-home": "To do", "c-trip": "Ideas"}, spaces=names.spaces)
+    shown = line(change, renamed, "Asia/Shanghai", now, Translator("zh"))
+    assert [(detail.label, detail.before, detail.after) for detail in shown.details] == [("列", "To do", "Ideas")]
+
+
+def test_an_undo_that_leaves_records_names_them():
+    """Undoing an agent's session after the person edited one of its memos: the notice said "Undid
+    2 changes; 2 were left as they are (2 changed since)" (the memo's create and its edit), and
+    the person could not tell which of their records the undo had not touched. The preview and
+    the notice name the records left (each once), the first three by title, the rest counted: one
+    changed since before one that can never be undone (a tag's creation, which nobody looks for)."""
+    from mesq.web.activity.undo_words import preview_report, undo_report
+
+    def left(kind: str, record_id: str, title: str, code: str = "REVISION_CONFLICT") -> dict[str, Any]:
+        return {"changeId": f"c-{record_id}-{code}", "record": {"kind": kind, "id": record_id, "title": title},
+                "code": code, "message": "..."}  # fmt: skip
+
+    undone = [{"changeId": "c1", "record": {"kind": "task", "id": "t", "title": "打电话给妈妈"}}] * 2
+    newest, older = left("memo", "m", "会议记录：讨论预算和人员"), left("memo", "m", "会议记录：讨论预算")
+    refused = [newest, {**older, "changeId": "c0"}]
+    answer = {"undone": undone, "notUndone": refused}
+    assert undo_report(answer, Translator("zh")) == (
+        "已撤销 2 处改动；2 处保持原样（2 处之后又被修改过）。保持原样的是：笔记“会议记录：讨论预算和人员”。"
+    ), undo_report(answer, Translator("zh"))
+    assert undo_report(answer, Translator("en")) == (
+        "Undid 2 changes; 2 were left as they are (2 changed since). "
+        "Left as it is: the memo “会议记录：讨论预算和人员”."
+    ), undo_report(answer, Translator("en"))
+    assert preview_report(answer, Translator("zh")).endswith("将保持原样的是：笔记“会议记录：讨论预算和人员”。")
+    assert preview_report(answer, Translator("en")).endswith("Will stay as it is: the memo “会议记录：讨论预算和人员”.")
+    many = [left("tag", "家务", "家务", "NOT_UNDOABLE")] + [left("task", f"t{n}", f"任务 {n}") for n in range(5)]
+    said = undo_report({"undone": [], "notUndone": many}, Translator("zh"))
+    assert said.endswith("保持原样的是：任务“任务 0”、任务“任务 1”、任务“任务 2”，以及另外 3 条记录。"), said
+    english = undo_report({"undone": [], "notUndone": many}, Translator("en"))
+    tasks = "the task “任务 0”, the task “任务 1”, the task “任务 2”"
+    assert english.endswith(f"Left as they are: {tasks} and 3 more."), english
+
+
+def test_a_memo_tag_rename_reads_as_one_not_as_an_edit():
+    """rename_memo_tag rewrites `#工作` to `#项目/工作` in every memo carrying it: each line read
+    "edited the memo …" and the session "edited 30 memos", so nothing said a tag was renamed (the
+    change keeps only the content, before and after). The line names the tag and its new name, the
+    summary counts the memos it was renamed in; the text's own change stays in the details."""
+    change = {
+        "record": {"kind": "memo", "id": "m", "title": "周会 #项目/工作 讨论预算"},
+        "action": "update",
+        "operation": "rename_memo_tag",
+        "at": "2026-12-06T20:14:51Z",
+        "fields": ["content"],
+        "before": {"content": "周会 #工作 讨论预算 #生活"},
+        "after": {"content": "周会 #项目/工作 讨论预算 #生活"},
+        "undoable": True,
+    }
+    now = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
+    memo = "“周会 #项目/工作 讨论预算”"
+    for language, said, summed in (
+        ("zh", f"把笔记{memo}中的标签“工作”重命名为“项目/工作”", "在 2 条笔记中重命名了标签"),
+        ("en", f"renamed the tag “工作” to “项目/工作” in the memo {memo}", "renamed a tag in 2 memos"),
+    ):
+        shown = line(change, Names(), "Asia/Shanghai", now, Translator(language))
+        assert shown.act == "retag" and shown.sentence.striptags() == said, shown.sentence
+        assert [detail.label for detail in shown.details] == [Translator(language).gettext("Text")], shown.details
+        assert summary([change, change], Translator(language)) == summed
+    # a rename the content does not show (the tag stood in a code span) stays an edit
+    unseen = {**change, "before": {"content": "`#工作`"}, "after": {"content": "`#工作`"}}
+    assert line(unseen, Names(), "Asia/Shanghai", now, Translator("en")).act == "edit"

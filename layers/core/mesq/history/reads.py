@@ -123,9 +123,11 @@ def require_known(call: Call, args: dict[str, Any]) -> None:
         page = call.services.items.query(named[2], index=named[1], limit=1, keys_only=True)
         if not page.items and page.next_key is None:
             raise NotFound(
-                "%(name)s: no change has %(name)s %(value)s; %(where)s",
+                "%(name)s: no change has %(name)s %(value)s (changes are kept %(days)s days, and a memo "
+                "deleted for good takes its history with it); %(where)s",
                 name=name,
                 value=quoted(args[name]),
+                days=call.services.deployment.history_days,
                 where=_WHERE_IDS,
             )
 

@@ -327,9 +327,11 @@ def _targets(call: Call, args: dict[str, Any], kinds: Kinds) -> tuple[list[Item]
         hidden = [item["id"] for item in found.values() if not visible(item)]
         if missing or hidden:
             raise NotFound(
-                "changeIds: no change %(missing)s visible to this credential; "
+                "changeIds: no change %(missing)s visible to this credential (changes are kept %(days)s days, "
+                "and a memo deleted for good takes its history with it); "
                 "copy changeId values from list_changes or a write result's changeIds",
                 missing=", ".join(missing + hidden),
+                days=call.services.deployment.history_days,
             )
         return list(found.values()), False
     require_known(call, args)

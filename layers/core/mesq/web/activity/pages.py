@@ -32,7 +32,7 @@ from ..kit.forms import MAX_FORM_FIELDS
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
 from ..kit.request_values import form_revision, is_htmx
-from .sessions import Group, Sessions, last_sessions
+from .sessions import Group, Sessions, is_undo, last_sessions
 from .times import local, moment_words, span_words
 from .undo_words import nothing_since, preview_report, undo_report
 from .words import Line, Names, line, referenced_ids, summary, title_of
@@ -104,6 +104,9 @@ class GroupView:
     #: An undo group whose changes put back what an earlier undo took (a redo): its button undoes
     #: them again ("Undo these changes"); an undo group's own button redoes ("Redo these changes").
     redo: bool = False
+    #: The page's reads ended inside this group (MAX_READS): its session may hold more changes than
+    #: `count`, on the older pages, and its count reads "at least".
+    continues: bool = False
 
     @property
     def redoes(self) -> bool:
@@ -157,9 +160,10 @@ def _filters(page: Page) -> dict[str, str]:
     return {name: query[name] for name in _FILTERS if query.get(name) and len(query[name]) <= 200}
 
 
-async def _read_groups(page: Page, filters: dict[str, str], cursor: str | None) -> tuple[list[Group], str | None]:
-    """The first GROUPS_PER_PAGE sessions from `cursor` on, and the cursor of the next page:
-    list_changes read page after page until one more session would start (or MAX_READS)."""
+async def _read_groups(page: Page, filters: dict[str, str], cursor: str | None) -> tuple[list[Group], str | None, bool]:
+    """The first GROUPS_PER_PAGE sessions from `cursor` on, the cursor of the next page, and whether
+    the reads ended inside the last group (MAX_READS, more to read): list_changes read page after
+    page until one more session would start (or MAX_READS)."""
     sessions = Sessions()
     last: str | None = None
     for _read in range(MAX_READS):
@@ -167,13 +171,13 @@ async def _read_groups(page: Page, filters: dict[str, str], cursor: str | None) 
         data = await page.invoke("list_changes", arguments)
         for change in data["changes"]:
             if len(sessions.groups) >= GROUPS_PER_PAGE and sessions.would_open(change):
-                return sessions.groups, last
+                return sessions.groups, last, False
             sessions.add(change)
             last = change["id"]
         cursor = data.get("nextCursor")
         if cursor is None:
-            return sessions.groups, None
-    return sessions.groups, cursor
+            return sessions.groups, None, False
+    return sessions.groups, cursor, True
 
 
 async def names_for(page: Page, changes: list[dict[str, Any]]) -> Names:
@@ -264,12 +268,16 @@ def app_undo_views(groups: list[Group], zone: str, now: datetime, say: Translato
 async def activity_page(page: Page) -> Response:
     filters = _filters(page)
     cursor = page.request.query_params.get("cursor")
+    if "kind" in filters and filters["kind"] not in _KIND_WORDS:
+        raise _not_a_link_of_ours()
     try:
-        groups, next_cursor = await _read_groups(page, filters, cursor if cursor and len(cursor) <= 64 else None)
+        groups, next_cursor, cut = await _read_groups(page, filters, cursor if cursor and len(cursor) <= 64 else None)
     except NotFound:  # a session or run none of whose changes are kept (expired, purged with its memo)
         if not any(name in filters for name in ("sessionId", "runId")):
             raise
-        groups, next_cursor, gone = [], None, True
+        groups, next_cursor, cut, gone = [], None, False, True
+    except ValidationError:  # a value from the URL list_changes refuses (a mangled cursor): not the API's advice
+        raise _not_a_link_of_ours() from None
     else:
         gone = False
     changes = [change for group in groups for change in group.changes[:LINES_PER_GROUP]]
@@ -282,6 +290,8 @@ async def activity_page(page: Page) -> Response:
     views = await run_sync(  # CPU
         lambda: [group_view(group, names, zone, now, say, scope=scope, undo_ids=undo_ids) for group in groups]
     )
+    if cut and views:  # the older page goes on with this session: a count here is only what was read
+        views[-1] = replace(views[-1], continues=True)
     back = PAGE + ("?" + urlencode(filters) if filters else "")
     # Per app "Undo everything it did since ...": on the newest page of whole sessions only (all
     # activity, or one actor's), so its default time takes back only what the page shows.
@@ -291,6 +301,12 @@ async def activity_page(page: Page) -> Response:
         more=urlencode({**filters, "cursor": next_cursor}) if next_cursor else None,
         back=back, filter_words=filter_words(filters, changes, say), gone=gone, apps=apps,
     )  # fmt: skip
+
+
+def _not_a_link_of_ours() -> ValidationError:
+    """A link with a filter or a page /activity never made (a kind the history has no records of, a
+    cursor that is no change id): said in the page's words, never list_changes' advice to an agent."""
+    return ValidationError("This link does not open a page of your activity: open Activity from the menu.")
 
 
 def last_session_views(page: Page, changes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -512,7 +528,10 @@ async def history_of(page: Page, record_id: str, memo: dict[str, Any] | None = N
     names = await names_for(page, changes)
     zone, now, say = page.time_zone, _now(page), page.translator
     lines = await run_sync(lambda: [line(change, names, zone, now, say) for change in changes])
-    versions = [{"line": shown, "who": actor_name(shown.change["actor"], say)} for shown in lines]
+    by_id = {change["id"]: change for change in changes}
+    # a change that undoes an undo's entry is a redo (as /activity marks its group), not an "Undo"
+    versions = [{"line": shown, "who": actor_name(shown.change["actor"], say),
+                 "redo": is_undo(by_id.get(str(shown.change.get("undoes")), {}))} for shown in lines]  # fmt: skip
     title = next((title_of(change, names) for change in changes if title_of(change, names)), "")
     return {"recordId": record_id, "versions": versions, "restorable": kind in _RESTORABLE, "title": title,
             "revision": changes[0]["revisions"]["after"] if changes else None,

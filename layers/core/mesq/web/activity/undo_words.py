@@ -10,7 +10,7 @@ from collections import Counter
 from typing import Any
 
 from ..kit.i18n import N_, NP_, Translator
-from .words import act_of
+from .words import Names, act_of, thing
 
 #: Why a change was left as it is, by the service's code (counted: "2 changed since").
 _REASONS = {
@@ -31,6 +31,35 @@ def reasons(refused: list[dict[str, Any]], say: Translator) -> str:
     )
 
 
+#: Records a report names when an undo leaves some as they are; the rest are counted.
+NAMED_LEFT = 3
+
+
+def left_records(refused: list[dict[str, Any]], say: Translator, *, done: bool = True) -> str:
+    """The records an undo left (`done`) or would leave as they are, each once, by kind and title
+    ("Left as it is: the memo “周报”."): the first NAMED_LEFT, then "and 2 more". A count alone ("2
+    changed since") did not tell a person which of their records the undo did not touch."""
+    records: dict[tuple[str, str], dict[str, Any]] = {}
+    # a record someone changed since first (what a person looks for), what can never be undone
+    # (a space's or tag's creation) last; newest first within: named by its newest change's title
+    for entry in sorted(refused, key=lambda entry: entry.get("code") == "NOT_UNDOABLE"):
+        record = entry.get("record") or {}
+        records.setdefault((str(record.get("kind")), str(record.get("id"))), record)
+    if not records:
+        return ""
+    named = [thing({"record": record}, Names(), say).striptags() for record in list(records.values())[:NAMED_LEFT]]
+    listed = say.pgettext("records named in a list", ", ").join(named)
+    rest = len(records) - len(named)
+    if rest:
+        listed = say.ngettext("%(records)s and %(num)d more", "%(records)s and %(num)d more", rest, records=listed)
+    said = (
+        NP_("Left as it is: %(records)s.", "Left as they are: %(records)s.")
+        if done
+        else NP_("Will stay as it is: %(records)s.", "Will stay as they are: %(records)s.")
+    )
+    return say.ngettext(*said, len(records), records=listed)
+
+
 def undo_report(answer: dict[str, Any], say: Translator, *, redo: bool = False) -> str:
     """The sentence after an undo: how many were undone, and why the others were not. `redo`: the
     changes undone were undo entries, so what was taken back is back ("Redid 2 changes.")."""
@@ -44,16 +73,22 @@ def undo_report(answer: dict[str, Any], say: Translator, *, redo: bool = False) 
             return say.ngettext("Redid %(num)d change.", "Redid %(num)d changes.", undone)
         return say.ngettext("Undid %(num)d change.", "Undid %(num)d changes.", undone)
     why = reasons(refused, say)
+    named = left_records(refused, say)
     if not undone:
         if redo:
-            return say.gettext("Nothing was redone: %(reasons)s.", reasons=why)
-        return say.gettext("Nothing was undone: %(reasons)s.", reasons=why)
+            return _then(say.gettext("Nothing was redone: %(reasons)s.", reasons=why), named, say)
+        return _then(say.gettext("Nothing was undone: %(reasons)s.", reasons=why), named, say)
     if redo:
         done = say.ngettext("Redid %(num)d change", "Redid %(num)d changes", undone)
     else:
         done = say.ngettext("Undid %(num)d change", "Undid %(num)d changes", undone)
     kept = say.ngettext("%(num)d was left as it is", "%(num)d were left as they are", len(refused))
-    return say.gettext("%(done)s; %(kept)s (%(reasons)s).", done=done, kept=kept, reasons=why)
+    return _then(say.gettext("%(done)s; %(kept)s (%(reasons)s).", done=done, kept=kept, reasons=why), named, say)
+
+
+def _then(first: str, second: str, say: Translator) -> str:
+    """Two sentences of a report, as the page's language sets sentences side by side."""
+    return say.gettext("%(first)s %(second)s", first=first, second=second) if second else first
 
 
 def preview_report(
@@ -67,10 +102,12 @@ def preview_report(
         if redo:
             return say.gettext("Nothing is left to redo here: it was all redone already.")
         return say.gettext("Nothing is left to undo here: it was all undone already.")
+    named = left_records(refused, say, done=False)
     if not would:
         if redo:
-            return say.gettext("Nothing here can be redone: %(reasons)s.", reasons=reasons(refused, say))
-        return say.gettext("Nothing here can be undone: %(reasons)s.", reasons=reasons(refused, say))
+            return _then(say.gettext("Nothing here can be redone: %(reasons)s.", reasons=reasons(refused, say)), named,
+                         say)  # fmt: skip
+        return _then(say.gettext("Nothing here can be undone: %(reasons)s.", reasons=reasons(refused, say)), named, say)
     if redo:
         text = say.ngettext("This redoes %(num)d change.", "This redoes %(num)d changes.", would)
     else:
@@ -95,7 +132,8 @@ def preview_report(
         )
     if refused:
         left = say.ngettext("%(num)d will be left as it is", "%(num)d will be left as they are", len(refused))
-        text += " " + say.gettext("%(left)s (%(reasons)s).", left=left, reasons=reasons(refused, say))
+        text = _then(text, say.gettext("%(left)s (%(reasons)s).", left=left, reasons=reasons(refused, say)), say)
+        text = _then(text, named, say)
     return text
 
 
@@ -130,4 +168,4 @@ def undone_state(changes: list[dict[str, Any]], say: Translator) -> str:
     return say.gettext("Undone: %(what)s.", what=say.gettext(", ").join(phrases))
 
 
-__all__ = ["nothing_since", "preview_report", "reasons", "undo_report", "undone_state"]
+__all__ = ["left_records", "nothing_since", "preview_report", "reasons", "undo_report", "undone_state"]

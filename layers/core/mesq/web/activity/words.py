@@ -23,6 +23,7 @@ from markupsafe import Markup, escape
 
 from ...history.records import record_title
 from ...kernel import formats
+from ...kernel.tags import parse_tags
 from ..kit.i18n import N_, NC_, NP_, Translator, translations
 from ..kit.recurrence_words import recurrence_words
 from .diff import Row, compare
@@ -70,6 +71,7 @@ _SAID = {
     "bring_back": N_("brought back %(thing)s"),
     "recolour": N_("changed the colour of %(thing)s"),
     "to_board": N_("moved %(thing)s from the inbox to the board"),
+    "retag": N_("renamed the tag “%(from)s” to “%(to)s” in %(thing)s"),
 }
 #: The summary's sentences: each act said of a count ("edited 30 memos"; no from / to), in a
 #: context of their own, so a language can set the number apart from the words around it
@@ -95,11 +97,17 @@ _SUMMED = {
     "bring_back": NC_("a count of records", "brought back %(thing)s"),
     "recolour": NC_("a count of records", "changed the colour of %(thing)s"),
     "to_board": NC_("a count of records", "moved %(thing)s from the inbox to the board"),
+    "retag": NC_("a count of records", "renamed a tag in %(thing)s"),
 }
 #: Kinds with no trash: their delete is final and says so plainly.
 _NO_TRASH = frozenset({"space", "column", "tag"})
 _TASKS = frozenset({"task", "subtask", "inbox"})
 _COMPLETING = ("complete_todo_task", "complete_todo_subtask", "complete_todo_inbox_item", "batch_complete_todo_tasks")
+
+
+def _occurrences_closed(values: dict[str, Any]) -> int:
+    """How many occurrences of a repeating task a change's side counts as done (none when absent)."""
+    return int(values.get("occurrenceCount") or 0)
 
 
 def act_of(change: dict[str, Any]) -> str:
@@ -115,16 +123,21 @@ def act_of(change: dict[str, Any]) -> str:
         return "bring_back"  # a space an undo removed, put back by a redo (with its columns)
     if action in ("create", "trash", "restore"):
         return str(action)
+    before = change.get("before") or {}
     if kind in _TASKS and "done" in fields and (change.get("operation") in _COMPLETING or change.get("undoes")):
         # completing moves it to the done column too; so does its undo, which reopens it (or completes it again)
         return "complete" if after.get("done") else "reopen"
+    if "spaceId" in fields and kind in ("task", "subtask", "column"):
+        # before the column: a move to another space changes both, and the space is the news
+        # (its column, most often the same name as the one it left, is a detail when it differs)
+        return "move_space"
     if kind in _TASKS and "columnId" in fields:
         return "move_column"
-    if "spaceId" in fields and kind in ("task", "subtask", "column"):
-        return "move_space"
     if action == "move":
         return "reorder"
     if kind == "memo":
+        if change.get("operation") == "rename_memo_tag" and renamed_tag(change):
+            return "retag"
         if fields == {"pinned"}:
             return "pin" if after.get("pinned") else "unpin"
         if fields == {"status"}:
@@ -133,6 +146,10 @@ def act_of(change: dict[str, Any]) -> str:
     if kind in _TASKS:
         if "done" in fields:
             return "complete" if after.get("done") else "reopen"
+        if "occurrenceCount" in fields:
+            # a repeating task's occurrence closed (its count up: a completion, or the redo of
+            # one) or taken back (down: only an undo of the completion does that, a reopening)
+            return "complete" if _occurrences_closed(after) > _occurrences_closed(before) else "reopen"
         if change.get("operation") in _COMPLETING:  # a recurring task moved on to its next occurrence
             return "complete"
     if ("name" in fields and fields <= {"name", "slug"}) or (kind in _TASKS and fields == {"title"}):
@@ -142,6 +159,19 @@ def act_of(change: dict[str, Any]) -> str:
     if kind == "tag" and fields == {"color"}:
         return "recolour"
     return "edit"
+
+
+def renamed_tag(change: dict[str, Any]) -> tuple[str, str] | None:
+    """The tag a memo tag rename took out of this memo and the one it put in (the shortest of
+    each: `#a/b` and `#a` renamed together read as `a`), from the content before and after: the
+    change keeps no tag names of its own. None when the content shows no tag gone and none new."""
+    before = parse_tags(str((change.get("before") or {}).get("content") or ""))
+    after = parse_tags(str((change.get("after") or {}).get("content") or ""))
+    gone = [tag for tag in before if tag not in after]
+    new = [tag for tag in after if tag not in before]
+    if not gone or not new:
+        return None
+    return min(gone, key=len), min(new, key=len)
 
 
 # -- names the change refers to -----------------------------------------------------------------
@@ -255,6 +285,9 @@ def sentence(change: dict[str, Any], act: str, names: Names, say: Translator) ->
         )  # fmt: skip
     if act == "move_space":
         return _markup(say, _SAID[act], thing=thing(change, names, say), to=_space(after.get("spaceId"), names, say))
+    if act == "retag":
+        old_tag, new_tag = renamed_tag(change) or ("", "")
+        return _markup(say, _SAID[act], thing=thing(change, names, say), **{"from": old_tag, "to": new_tag})
     return _markup(say, _SAID[act], thing=thing(change, names, say))
 
 
@@ -280,6 +313,8 @@ _TEXTS = frozenset({"content", "title", "notes", "name"})
 _UNSAID = frozenset({
     "id", "position", "parentId", "createdAt", "completedAt", "deletedAt", "contentSource", "slug", "spaceId",
 })  # fmt: skip
+#: A repeating series' own record of its completed occurrences: nothing a person set or reads.
+_SERIES_BOOKKEEPING = frozenset({"occurrences", "occurrenceCount", "excludedCount"})
 #: What each act's sentence already says, so its details need not repeat it.
 _SAID_FIELDS = {
     "move_column": {"columnId"}, "move_space": {"spaceId"}, "complete": {"done"}, "reopen": {"done"},
@@ -427,7 +462,10 @@ def details(change: dict[str, Any], act: str, names: Names, zone: str, now: date
         if act == "complete":
             # A recurring task's next occurrence is the completion, and so is the series'
             # bookkeeping of it (the occurrence kept, the counts COUNT reads).
-            skip = skip | {"due", "reminders", "columnId", "occurrences", "occurrenceCount", "excludedCount"}
+            skip = skip | {"due", "reminders", "columnId"} | _SERIES_BOOKKEEPING
+        elif act == "reopen":
+            # its undo: the due going back is worth reading, the occurrence taken out is not
+            skip = skip | _SERIES_BOOKKEEPING
         found = []
         others = 0
         for name in change["fields"]:
