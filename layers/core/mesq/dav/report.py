@@ -8,6 +8,7 @@ sync-collection (sync.py) is cut with the 507 and a token that continues where i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, tzinfo
 from xml.etree import ElementTree as ET
 from zoneinfo import ZoneInfo
@@ -17,7 +18,7 @@ from ..kernel.messages import quoted
 from .budget import Answer, gone, insufficient_bytes
 from .errors import DavError
 from .filters import matches
-from .members import Member, collection_members, named_members
+from .members import Member, collection_members, named_members, whole_members
 from .paths import Target, name_in
 from .propfind import member_response, requested
 from .session import Session
@@ -43,11 +44,13 @@ def report(session: Session, target: Target, root: ET.Element | None) -> Answer:
     raise DavError(403, f"report {root.tag[:80]} is not supported here", (DAV, "supported-report"))
 
 
-def _scope(session: Session, target: Target, collection_id: str) -> list[Member]:
+def _scope(session: Session, target: Target, collection_id: str) -> Iterable[Member]:
+    """The members a query tests, with their whole records (a filter reads the VTODO): a
+    collection's read a batch at a time as the answer fills."""
     if target.level == "object":
         found = named_members(session, collection_id, [target.name]).get(target.name)
         return [found] if found is not None else []
-    return collection_members(session, collection_id)
+    return whole_members(session, collection_id, collection_members(session, collection_id))
 
 
 def _query(session: Session, target: Target, collection_id: str, root: ET.Element) -> Answer:
