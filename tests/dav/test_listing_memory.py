@@ -15,11 +15,12 @@ import pytest
 from mesq.dav import budget
 from mesq.kernel.timestamps import now_timestamp
 from mesq.store import paging
+from mesq.todos import keys as todo_keys
 from mesq.todos import list_sizes, model
 from mesq.todos import state as todo_state
 from mesq.todos import writes as todo_writes
 from mesq.todos.sync import reads
-from tests.dav.conftest import NS, Dav, hrefs
+from tests.dav.conftest import NS, Dav, hrefs, prop
 
 TASKS = 1_500
 NOTES = "長" * 4_000  # 12 KB of UTF-8: a record is KiB, its listing entry some hundred bytes
@@ -166,3 +167,29 @@ def test_a_member_trashed_between_its_listing_and_its_read_is_left_out(dav: Dav)
     records = reads.whole(dav.services.items, dav.user_id, dav.space, listed)
     assert [record is None for record in records] == [False, True, False]
     assert [record["id"] for record in records if record] == [listed[0][1]["id"], listed[2][1]["id"]]
+
+
+def test_a_listed_etag_names_the_zone_as_the_get_does_a_recurring_subtask_too(dav: Dav) -> None:
+    """A listing decides from each whole record whether its body is written in the user's zone
+    (its ETag then carries the zone's mark). A subtask that recurs, which the board never makes
+    but a store may hold, needs its task's UID for that: its record is read once the listing
+    knows it."""
+    assert dav.rest("PUT", "/api/toolkit/todo/context", timeZone="Europe/Berlin")["timeZone"] == "Europe/Berlin"
+    due = {"type": "datetime", "at": "2026-12-07T09:00:00+01:00"}
+    made = dav.rest(
+        "POST", "/api/toolkit/todo/tasks", title="Stand-up", spaceId=dav.space, due=due, recurrence="FREQ=DAILY"
+    )
+    task = made["task"]
+    once = dav.rest("POST", "/api/toolkit/todo/tasks", title="Once", spaceId=dav.space, due=due)["task"]
+    child = dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/subtasks", title="child", due=due)["subtask"]
+    key = todo_keys.task_key(dav.user_id, child["id"])
+    stored = todo_keys.record_of(dav.services.items.get(key) or {})
+    dav.services.items.put(todo_keys.stored(dav.user_id, "task", {**stored, "recurrence": task["recurrence"]}))
+    root = dav.propfind(dav.calendar, PROPFIND, depth="1")
+    listed = {href: str(prop(root, href, "D:getetag").text) for href in hrefs(root) if href != dav.calendar}  # type: ignore[union-attr]
+    assert len(listed) == 3
+    for href, etag in listed.items():
+        assert dav.request("GET", href).headers["ETag"] == etag
+    assert "-z" in listed[f"{dav.calendar}{task['id']}.ics"]
+    assert "-z" in listed[f"{dav.calendar}{child['id']}.ics"]  # decided with its task's UID, as a GET does
+    assert "-z" not in listed[f"{dav.calendar}{once['id']}.ics"]
