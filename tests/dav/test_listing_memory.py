@@ -193,3 +193,24 @@ def test_a_listed_etag_names_the_zone_as_the_get_does_a_recurring_subtask_too(da
     assert "-z" in listed[f"{dav.calendar}{task['id']}.ics"]
     assert "-z" in listed[f"{dav.calendar}{child['id']}.ics"]  # decided with its task's UID, as a GET does
     assert "-z" not in listed[f"{dav.calendar}{once['id']}.ics"]
+
+
+def test_a_multiget_of_every_task_reads_them_a_batch_at_a_time(dav: Dav, large: list[str]) -> None:
+    """vdirsyncer asks for every changed task in one calendar-multiget: its hrefs are listed, and
+    the records read as the answer takes them; those past the budget get their 507 unread."""
+    named = "".join(f"<D:href>{dav.calendar}{name}</D:href>" for name in [*large, "missing.ics"])
+    body = (
+        '<C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">'
+        f"<D:prop><D:getetag/>{CALENDAR_DATA}</D:prop>{named}</C:calendar-multiget>"
+    )
+    peak, answer = peak_of(dav, "REPORT", body)
+    assert peak < PEAK_BOUND, f"{peak / 2**20:.1f} MiB"
+    root = _root(answer)
+    status = {}
+    for response in root.findall("D:response", NS):
+        href = str(response.findtext("D:href", namespaces=NS)).removeprefix(dav.calendar)
+        status[href] = str(response.findtext(".//D:status", namespaces=NS))
+    assert list(status) == [*large, "missing.ics"]  # each href answered, in the client's order
+    sent = [name for name, line in status.items() if "200" in line]
+    assert 0 < len(sent) < 10 and sent == large[: len(sent)]
+    assert all("507" in status[name] for name in [*large[len(sent) :], "missing.ics"])

@@ -115,10 +115,10 @@ def collection_members(session: Session, collection_id: str, after: str | None =
 def loaded(
     session: Session, collection_id: str, entries: Iterable[tuple[str, Member | None]]
 ) -> Iterator[tuple[str, Member | None]]:
-    """`entries` (name -> member, or None for a name that left) with each listed member's whole
-    record, read by key LOAD_BATCH at a time as the caller takes them, so an answer holds one
-    batch of records and one cut early reads no further. A member that is no longer what it was
-    listed as (trashed, moved, renamed since) is left out."""
+    """`entries` (name or href -> member, or None for one that is no member) with each listed
+    member's whole record, read by key LOAD_BATCH at a time as the caller takes them, so an answer
+    holds one batch of records and one cut early reads no further. A member that is no longer what
+    it was listed as (trashed, moved, renamed since) comes as None: gone from that name."""
     each = iter(entries)
     while batch := list(islice(each, LOAD_BATCH)):
         listed = [member for _, member in batch if member is not None and not member.whole]
@@ -131,18 +131,27 @@ def loaded(
                 yield name, member
                 continue
             record = next(current)
-            if record is not None:
-                yield name, Member(member.kind, record, member.parent_uid, member.zone)
+            yield name, None if record is None else Member(member.kind, record, member.parent_uid, member.zone)
 
 
 def whole_members(session: Session, collection_id: str, members: Iterable[Member]) -> Iterator[Member]:
-    """`members` with their whole records (`loaded`)."""
+    """`members` with their whole records (`loaded`), those changed since their listing left out."""
     for _, member in loaded(session, collection_id, ((member.name, member) for member in members)):
-        assert member is not None
-        yield member
+        if member is not None:
+            yield member
+
+
+#: Names a request may ask one by one (a lookup and a read each); past it, the collection is listed.
+NAMED_ONE_BY_ONE = 20
 
 
 def named_members(session: Session, collection_id: str, names: list[str]) -> dict[str, Member]:
+    """The members of the collection named in `names`: whole, read one by one, when a few are
+    asked; as listed (`whole` False: `loaded` reads them as an answer takes them) when many are
+    (a multiget of every changed task), so their records are never held together."""
+    wanted = set(names)
+    if len(wanted) > NAMED_ONE_BY_ONE:
+        return {member.name: member for member in collection_members(session, collection_id) if member.name in wanted}
     found = reads.by_names(session.services.items, session.user_id, collection_id, names)
     members = members_of(list(found.values()), session)
     return {member.name: member for member in members}

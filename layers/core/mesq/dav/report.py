@@ -18,9 +18,9 @@ from ..kernel.messages import quoted
 from .budget import Answer, gone, insufficient_bytes
 from .errors import DavError
 from .filters import matches
-from .members import Member, collection_members, named_members, whole_members
+from .members import Member, collection_members, loaded, named_members, whole_members
 from .paths import Target, name_in
-from .propfind import member_response, requested
+from .propfind import member_response, needs_record, requested
 from .session import Session
 from .sync import sync_collection
 from .xml import CALDAV, DAV, tag
@@ -115,17 +115,17 @@ def _multiget(session: Session, collection_id: str, root: ET.Element) -> Answer:
     base = session.collection_href(collection_id)
     names = {href: name_in(href, base) for href in hrefs}
     found = named_members(session, collection_id, [name for name in names.values() if name])
+    entries = ((href, found.get(name) if name else None) for href, name in names.items())
     answer = Answer()
     costs = [insufficient_bytes(href) for href in hrefs]
     left = sum(costs)
-    cut = False
-    for href, cost in zip(hrefs, costs, strict=True):
-        left -= cost
-        name = names[href]
-        member = found.get(name) if name else None
-        if not cut:
-            build = gone(href) if member is None else member_response(session, collection_id, member, wanted)
-            cut = not answer.add(build, keep_free=left)
-        if cut:
-            answer.truncated(href)
+    for index, (href, member) in enumerate(
+        loaded(session, collection_id, entries) if needs_record(wanted) else entries
+    ):
+        left -= costs[index]
+        build = gone(href) if member is None else member_response(session, collection_id, member, wanted)
+        if not answer.add(build, keep_free=left):
+            for each in hrefs[index:]:  # past the budget: 507 each, their records never read
+                answer.truncated(each)
+            break
     return answer

@@ -152,13 +152,9 @@ def is_member(kind: RecordKind, record: Item, collection: str, parent: Item | No
 
 
 def by_names(items: ItemStore, user_id: str, collection: str, names: list[str]) -> dict[str, tuple[RecordKind, Item]]:
-    """The members of a collection named in `names` (a multiget): through the collection's
-    members when many are asked, else one by one."""
+    """The members of a collection named in `names`, one by one (a lookup and a read each: for a
+    few names; many are found through `listing`)."""
     wanted = set(names)
-    if len(wanted) > 20:
-        named = [pair for pair in listing(items, user_id, collection).members if name_of(pair[1]) in wanted]
-        records = whole(items, user_id, collection, named)
-        return {name_of(record): (kind, record) for (kind, _), record in zip(named, records, strict=True) if record}
     found: dict[str, tuple[RecordKind, Item]] = {}
     for name in wanted:
         pair = by_name(items, user_id, name)
