@@ -36,7 +36,12 @@ FOUND_NONE = (
     '<C:prop-filter name="SUMMARY"><C:text-match>no task is called this</C:text-match></C:prop-filter>'
     "</C:comp-filter></C:comp-filter></C:filter></C:calendar-query>"
 )
-
+EVERY_TODO = (
+    '<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">'
+    "<D:prop><D:getetag/><C:calendar-data/></D:prop>"
+    '<C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VTODO"/></C:comp-filter></C:filter>'
+    "</C:calendar-query>"
+)
 CALENDAR_DATA = '<C:calendar-data xmlns:C="urn:ietf:params:xml:ns:caldav"/>'
 
 
@@ -214,3 +219,31 @@ def test_a_multiget_of_every_task_reads_them_a_batch_at_a_time(dav: Dav, large: 
     sent = [name for name, line in status.items() if "200" in line]
     assert 0 < len(sent) < 10 and sent == large[: len(sent)]
     assert all("507" in status[name] for name in [*large[len(sent) :], "missing.ics"])
+
+
+def test_a_task_trashed_while_an_answer_lists_it_is_gone_where_a_client_named_it(
+    dav: Dav, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trashed between the listing and the read of its record: a sync-collection answers its name
+    404 (gone from there), a calendar-query leaves it out; neither gives out its old data."""
+    ids = [dav.rest("POST", "/api/toolkit/todo/tasks", title=t, spaceId=dav.space)["task"]["id"] for t in "abc"]
+    victims = [ids[1], ids[0]]  # one trashed right after each listing
+    real = reads.listing
+
+    def trashing_after_listing(*args: Any, **kwargs: Any) -> reads.Listing:
+        found = real(*args, **kwargs)
+        record = todo_keys.record_of(dav.services.items.get(todo_keys.task_key(dav.user_id, victims.pop(0))) or {})
+        dav.services.items.put(todo_keys.stored(dav.user_id, "task", {**record, "deletedAt": record["updatedAt"]}))
+        return found
+
+    monkeypatch.setattr(reads, "listing", trashing_after_listing)
+    with_data = sync(nresults=50).replace("<D:getetag/>", f"<D:getetag/>{CALENDAR_DATA}")
+    root = _root(dav.request("REPORT", dav.calendar, with_data, Depth="1"))
+    status = {}
+    for response in root.findall("D:response", NS):
+        status[str(response.findtext("D:href", namespaces=NS))] = str(response.findtext(".//D:status", namespaces=NS))
+    assert "404" in status[f"{dav.calendar}{ids[1]}.ics"]
+    assert "200" in status[f"{dav.calendar}{ids[0]}.ics"] and "200" in status[f"{dav.calendar}{ids[2]}.ics"]
+    query = dav.request("REPORT", dav.calendar, EVERY_TODO, Depth="1")
+    assert query.status_code == 207 and members(query, dav) == [f"{ids[2]}.ics"]
+    assert b"BEGIN:VTODO" in query.content and not victims
