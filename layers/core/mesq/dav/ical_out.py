@@ -391,11 +391,13 @@ def depends_on_zone(record: Item, parent_uid: str | None) -> bool:
     return not faithful(record, parent_uid)
 
 
-def etag(record: Item, parent_uid: str | None, user_zone: str | None) -> str:
+def etag(record: Item, parent_uid: str | None, user_zone: str | None, zoned: bool | None = None) -> str:
     """A record's version: its id and revision (a name reused by a new record never repeats one),
     and, when its body is written in the user's zone, that zone's mark (a GET after a switch of
-    zone answers a new ETag, and an If-Match naming the old one is refused)."""
-    mark = zone_mark(user_zone) if depends_on_zone(record, parent_uid) else ""
+    zone answers a new ETag, and an If-Match naming the old one is refused). `zoned`: whether it
+    is, when the caller knows (a listing decided it from the whole record: dav/members.py)."""
+    zoned = depends_on_zone(record, parent_uid) if zoned is None else zoned
+    mark = zone_mark(user_zone) if zoned else ""
     return f'"{record["id"]}-{record["revision"]}' + (f"-z{mark}" if mark else "") + '"'
 
 

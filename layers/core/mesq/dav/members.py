@@ -1,10 +1,14 @@
-"""The tasks of one collection as calendar objects: read once per request (todo/sync/reads.py),
-each rendered once when a property or filter needs its data, a subtask with its task's UID as
-RELATED-TO."""
+"""The tasks of one collection as calendar objects: listed once per request (todo/sync/reads.py:
+names, ETag inputs and parent links only), their whole records read by key a batch at a time as
+an answer writes them (`loaded`) and dropped once written, each rendered once when a property or
+filter needs its data, a subtask with its task's UID as RELATED-TO."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
 
 from icalendar import Calendar
 
@@ -14,14 +18,25 @@ from ..todos.sync.links import RecordKind, name_of, uid_of
 from .ical_out import body, depends_on_zone, etag, render
 from .session import Session
 
+#: Whole records read by key at a time as an answer fills (DynamoDB's BatchGetItem takes 100).
+LOAD_BATCH = 100
+#: What a listing keeps of a record besides reads.listed: whether the body MeSQ writes for it
+#: depends on the user's zone (its ETag then names the zone: ical_out.etag), decided from the
+#: whole record as the listing passes it. None for a recurring subtask (the board lets only root
+#: tasks recur): that needs its task's UID, known once the listing is done.
+ZONED = "zoned"
 
-@dataclass
+
+@dataclass(slots=True)
 class Member:
     kind: RecordKind
+    #: The whole record, or while `whole` is False what the listing keeps of it (reads.listed):
+    #: enough for its name, ETag and Last-Modified, not for its calendar data.
     record: Item
     parent_uid: str | None
     #: The user's zone: a recurring task without its own is written in it (ical_out.shown_zone).
     zone: str | None = None
+    whole: bool = True
     _body: bytes | None = field(default=None, repr=False)
 
     @property
@@ -33,18 +48,22 @@ class Member:
         """For filters: the VTODO without VTIMEZONEs (its times carry their zones). Not kept: a
         query reads it once per member, and kept for each of a large calendar's tasks (some KiB
         each) it would hold the whole calendar in memory while the answer stays small."""
+        assert self.whole, "a listed member is rendered once loaded"
         return render(self.kind, self.record, self.parent_uid, timezones=False, user_zone=self.zone)
 
     @property
     def depends_on_zone(self) -> bool:
+        if not self.whole:
+            return bool(self.record[ZONED])
         return depends_on_zone(self.record, self.parent_uid)
 
     @property
     def etag(self) -> str:
-        return etag(self.record, self.parent_uid, self.zone)
+        return etag(self.record, self.parent_uid, self.zone, self.depends_on_zone)
 
     @property
     def body(self) -> bytes:
+        assert self.whole, "a listed member is rendered once loaded"
         if self._body is None:
             self._body = body(self.kind, self.record, self.parent_uid, self.zone)
         return self._body
@@ -71,11 +90,68 @@ def members_of(pairs: list[tuple[RecordKind, Item]], session: Session) -> list[M
     ]
 
 
-def collection_members(session: Session, collection_id: str) -> list[Member]:
-    return members_of(reads.members(session.services.items, session.user_id, collection_id), session)
+def _zoned(record: Item) -> dict[str, Any]:
+    if record.get("parentId") is not None and record.get("recurrence"):
+        return {ZONED: None}
+    return {ZONED: depends_on_zone(record, None)}
+
+
+def collection_members(session: Session, collection_id: str, after: str | None = None) -> list[Member]:
+    """The collection's members as listed (`whole` False; only those named after `after` when
+    given), in the store's order."""
+    items, user_id = session.services.items, session.user_id
+    found = reads.listing(items, user_id, collection_id, after, derive=_zoned)
+    members = []
+    for kind, record in found.members:
+        parent = record.get("parentId")
+        uid = found.parent_uids[str(parent)] if parent else None
+        if record[ZONED] is None:  # a recurring subtask: decided from its record, with its task's UID
+            current = reads.task_record(items, user_id, str(record["id"]))
+            record[ZONED] = current is not None and depends_on_zone(current, uid)
+        members.append(Member(kind, record, uid, session.zone, whole=False))
+    return members
+
+
+def loaded(
+    session: Session, collection_id: str, entries: Iterable[tuple[str, Member | None]]
+) -> Iterator[tuple[str, Member | None]]:
+    """`entries` (name or href -> member, or None for one that is no member) with each listed
+    member's whole record, read by key LOAD_BATCH at a time as the caller takes them, so an answer
+    holds one batch of records and one cut early reads no further. A member that is no longer what
+    it was listed as (trashed, moved, renamed since) comes as None: gone from that name."""
+    each = iter(entries)
+    while batch := list(islice(each, LOAD_BATCH)):
+        listed = [member for _, member in batch if member is not None and not member.whole]
+        records = reads.whole(
+            session.services.items, session.user_id, collection_id, [(m.kind, m.record) for m in listed]
+        )
+        current = iter(records)  # in the order of `listed`
+        for name, member in batch:
+            if member is None or member.whole:
+                yield name, member
+                continue
+            record = next(current)
+            yield name, None if record is None else Member(member.kind, record, member.parent_uid, member.zone)
+
+
+def whole_members(session: Session, collection_id: str, members: Iterable[Member]) -> Iterator[Member]:
+    """`members` with their whole records (`loaded`), those changed since their listing left out."""
+    for _, member in loaded(session, collection_id, ((member.name, member) for member in members)):
+        if member is not None:
+            yield member
+
+
+#: Names a request may ask one by one (a lookup and a read each); past it, the collection is listed.
+NAMED_ONE_BY_ONE = 20
 
 
 def named_members(session: Session, collection_id: str, names: list[str]) -> dict[str, Member]:
+    """The members of the collection named in `names`: whole, read one by one, when a few are
+    asked; as listed (`whole` False: `loaded` reads them as an answer takes them) when many are
+    (a multiget of every changed task), so their records are never held together."""
+    wanted = set(names)
+    if len(wanted) > NAMED_ONE_BY_ONE:
+        return {member.name: member for member in collection_members(session, collection_id) if member.name in wanted}
     found = reads.by_names(session.services.items, session.user_id, collection_id, names)
     members = members_of(list(found.values()), session)
     return {member.name: member for member in members}

@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 from ..kernel.messages import quoted
 from .budget import Answer, Build
 from .errors import DavError
-from .members import Member, collection_members, named_members
+from .members import Member, collection_members, named_members, whole_members
 from .paths import Target
 from .properties import (
     NEEDS_BODY,
@@ -55,9 +55,16 @@ def depth_of(header: str | None, default: str = "0") -> int:
     return int(value)
 
 
+def needs_record(wanted: Wanted) -> bool:
+    """Whether the properties `wanted` need a task's whole record (its calendar data, or its size),
+    not only what its listing keeps (name, ETag, Last-Modified)."""
+    names, names_only = wanted
+    return names is None or names_only or bool(NEEDS_BODY & set(names))
+
+
 def object_response(root: ET.Element, session: Session, collection_id: str, member: Member, wanted: Wanted) -> None:
     names, names_only = wanted
-    body = member.body if names is None or names_only or NEEDS_BODY & set(names) else None
+    body = member.body if needs_record(wanted) else None
     table = object_properties(session, member.record, body, member.etag)
     add_response(root, session.object_href(collection_id, member.name), table, names, names_only=names_only)
 
@@ -99,7 +106,8 @@ def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> An
         href = session.collection_href(calendar.id)
         add(href, collection_properties(session, calendar, Points(session)))
         if depth:
-            for each in collection_members(session, calendar.id):
+            listed = collection_members(session, calendar.id)
+            for each in whole_members(session, calendar.id, listed) if needs_record(wanted) else listed:
                 if not answer.add(member_response(session, calendar.id, each, wanted)):
                     answer.truncated(href)
                     break

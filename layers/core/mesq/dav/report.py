@@ -8,6 +8,7 @@ sync-collection (sync.py) is cut with the 507 and a token that continues where i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, tzinfo
 from xml.etree import ElementTree as ET
 from zoneinfo import ZoneInfo
@@ -17,9 +18,9 @@ from ..kernel.messages import quoted
 from .budget import Answer, gone, insufficient_bytes
 from .errors import DavError
 from .filters import matches
-from .members import Member, collection_members, named_members
+from .members import Member, collection_members, loaded, named_members, whole_members
 from .paths import Target, name_in
-from .propfind import member_response, requested
+from .propfind import member_response, needs_record, requested
 from .session import Session
 from .sync import sync_collection
 from .xml import CALDAV, DAV, tag
@@ -43,11 +44,13 @@ def report(session: Session, target: Target, root: ET.Element | None) -> Answer:
     raise DavError(403, f"report {root.tag[:80]} is not supported here", (DAV, "supported-report"))
 
 
-def _scope(session: Session, target: Target, collection_id: str) -> list[Member]:
+def _scope(session: Session, target: Target, collection_id: str) -> Iterable[Member]:
+    """The members a query tests, with their whole records (a filter reads the VTODO): a
+    collection's read a batch at a time as the answer fills."""
     if target.level == "object":
         found = named_members(session, collection_id, [target.name]).get(target.name)
         return [found] if found is not None else []
-    return collection_members(session, collection_id)
+    return whole_members(session, collection_id, collection_members(session, collection_id))
 
 
 def _query(session: Session, target: Target, collection_id: str, root: ET.Element) -> Answer:
@@ -112,17 +115,17 @@ def _multiget(session: Session, collection_id: str, root: ET.Element) -> Answer:
     base = session.collection_href(collection_id)
     names = {href: name_in(href, base) for href in hrefs}
     found = named_members(session, collection_id, [name for name in names.values() if name])
+    entries = ((href, found.get(name) if name else None) for href, name in names.items())
     answer = Answer()
     costs = [insufficient_bytes(href) for href in hrefs]
     left = sum(costs)
-    cut = False
-    for href, cost in zip(hrefs, costs, strict=True):
-        left -= cost
-        name = names[href]
-        member = found.get(name) if name else None
-        if not cut:
-            build = gone(href) if member is None else member_response(session, collection_id, member, wanted)
-            cut = not answer.add(build, keep_free=left)
-        if cut:
-            answer.truncated(href)
+    for index, (href, member) in enumerate(
+        loaded(session, collection_id, entries) if needs_record(wanted) else entries
+    ):
+        left -= costs[index]
+        build = gone(href) if member is None else member_response(session, collection_id, member, wanted)
+        if not answer.add(build, keep_free=left):
+            for each in hrefs[index:]:  # past the budget: 507 each, their records never read
+                answer.truncated(each)
+            break
     return answer

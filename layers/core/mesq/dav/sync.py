@@ -33,9 +33,9 @@ from ..todos.sync.reads import SyncPoint
 from .budget import Answer, gone
 from .errors import DavError
 from .ical_out import zone_mark
-from .members import Member, collection_members, members_of
+from .members import Member, collection_members, loaded, members_of
 from .properties import SYNC_TOKEN_PREFIX, Since, since_of, sync_token
-from .propfind import member_response, requested
+from .propfind import member_response, needs_record, requested
 from .session import Session
 from .xml import DAV, element, tag
 
@@ -120,9 +120,10 @@ def _changes(session: Session, collection_id: str, since: Since) -> tuple[Entrie
     return entries, changes.point
 
 
-def _members(session: Session, collection_id: str) -> tuple[Entries, SyncPoint]:
+def _members(session: Session, collection_id: str, after: str | None = None) -> tuple[Entries, SyncPoint]:
+    """The collection's members as listed (those named after `after` when given), and the point."""
     point = reads.sync_point(session.services.items, session.user_id)  # first: a change made while listing comes again
-    return {member.name: member for member in collection_members(session, collection_id)}, point
+    return {member.name: member for member in collection_members(session, collection_id, after)}, point
 
 
 def _covers(point: SyncPoint, change_id: str) -> bool:
@@ -149,7 +150,7 @@ def _entries(
         entries, point = _changes(session, collection_id, position)
         return entries, point, position
     if position.start is None:
-        later, later_point = _members(session, collection_id)
+        later, later_point = _members(session, collection_id, position.after)
     else:
         later, later_point = _changes(session, collection_id, position.start)
     earlier, earlier_point = _changes(session, collection_id, position.resume)
@@ -183,8 +184,8 @@ def sync_collection(session: Session, collection_id: str, root: ET.Element) -> A
     zone = zone_mark(session.zone)
     token = sync_token(point, zone)
     last: str | None = None
-    for name in sorted(entries):
-        member = entries[name]
+    ordered = ((name, entries[name]) for name in sorted(entries))
+    for name, member in loaded(session, collection_id, ordered) if needs_record(wanted) else ordered:
         href = session.object_href(collection_id, name)
         if not answer.add(gone(href) if member is None else member_response(session, collection_id, member, wanted)):
             answer.truncated(session.collection_href(collection_id))

@@ -2,9 +2,13 @@
 since its sync point (the change history, so a task created over MCP or trashed in the browser
 reaches the client without it reading everything again).
 
-- `members(items, user_id, collection)`: the live records of a space (root tasks, and subtasks
-  whose task is live) or of the inbox, in one paginated pass over the user's tasks or inbox
-  items (the same bounded read the calendar feed makes);
+- `listing(items, user_id, collection, after)`: the live records of a space (root tasks, and
+  subtasks whose task is live) or of the inbox, in one paginated pass over the user's tasks or
+  inbox items consumed page by page, each kept as what a listing needs of it (`listed`: its
+  name, UID, ETag and Last-Modified inputs and parent link), never the whole records;
+- `whole(items, user_id, collection, listed)`: the whole records of listed members, read by key
+  when an answer writes them (a batch at a time: the caller's), None for one that is no longer
+  the member it was listed as;
 - `sync_point(items, user_id)`: where a client reading everything now stands (`SyncPoint`);
 - `changed_since(items, user_id, since, history_days)`: the records touched by the changes after
   `since`, with every collection and name each was in, so a record moved, trashed or removed
@@ -28,9 +32,10 @@ skips its sync-collection; the token moves when a change is made, and at most on
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from ...history.records import CHANGE_PREFIX, expanded, time_prefix
 from ...kernel.keys import user_partition
@@ -38,7 +43,7 @@ from ...kernel.ports.storage import Item, ItemStore
 from ...kernel.timestamps import utc_now
 from ...store.paging import walk
 from .. import keys
-from .links import INBOX, RecordKind, by_name, default_name, name_of
+from .links import INBOX, SYNC_FIELD, RecordKind, by_name, collection_of, default_name, name_of, uid_of
 
 MARGIN = timedelta(seconds=30)
 #: Change records one sync answer reads; past it the client re-reads the collection instead.
@@ -52,14 +57,87 @@ def _records(items: ItemStore, user_id: str, kind: RecordKind) -> Iterator[Item]
         yield keys.record_of(item)
 
 
-def members(items: ItemStore, user_id: str, collection: str) -> list[tuple[RecordKind, Item]]:
-    """The live records of a collection: the inbox's items, or a space's root tasks and the
-    subtasks of its live root tasks."""
+#: What a listing keeps of a record besides its name and UID (`links.SYNC_FIELD`): the inputs of
+#: its ETag and Last-Modified (ical_out.etag, properties.object_properties) and its parent link.
+#: A few hundred bytes where the record is KiB (notes, the client's own iCalendar).
+LISTED_FIELDS = ("id", "revision", "updatedAt", "parentId")
+
+
+#: What a caller derives from a whole record for its listing, kept beside LISTED_FIELDS (the
+#: CalDAV edge: whether the body it writes depends on the user's zone, which its ETag names).
+Derived = Callable[[Item], dict[str, Any]]
+
+
+def listed(record: Item, derive: Derived | None = None) -> Item:
+    """What a listing keeps of `record` (LISTED_FIELDS, the client's name and UID, and what
+    `derive` makes of the whole record)."""
+    kept = {name: record.get(name) for name in LISTED_FIELDS}
+    if derive is not None:
+        kept.update(derive(record))
+    link = record.get(SYNC_FIELD) or {}
+    if link.get("name") or link.get("uid"):
+        kept[SYNC_FIELD] = {"name": link.get("name"), "uid": link.get("uid")}
+    return kept
+
+
+@dataclass
+class Listing:
+    #: the members as `listed` records, in the store's order
+    members: list[tuple[RecordKind, Item]]
+    #: the UID of each listed subtask's task (id -> UID)
+    parent_uids: dict[str, str]
+
+
+def listing(
+    items: ItemStore, user_id: str, collection: str, after: str | None = None, derive: Derived | None = None
+) -> Listing:
+    """The live records of a collection as `listed` records: the inbox's items, or a space's root
+    tasks and the subtasks of its live root tasks; only those named after `after` when given (a
+    cut sync's continuation). Read page by page, each page dropped once its members are listed:
+    the whole records of a large collection are never held together."""
+
+    def wanted(record: Item) -> bool:
+        return keys.live(record) and (after is None or name_of(record) > after)
+
     if collection == INBOX:
-        return [("inbox", record) for record in _records(items, user_id, "inbox") if keys.live(record)]
-    tasks = [t for t in _records(items, user_id, "task") if t.get("spaceId") == collection and keys.live(t)]
-    roots = {str(t["id"]) for t in tasks if t.get("parentId") is None}
-    return [("task", t) for t in tasks if t.get("parentId") is None or t.get("parentId") in roots]
+        inbox = _records(items, user_id, "inbox")
+        return Listing([("inbox", listed(record, derive)) for record in inbox if wanted(record)], {})
+    tasks: list[Item] = []
+    roots: dict[str, str] = {}
+    for task in _records(items, user_id, "task"):
+        if task.get("spaceId") != collection or not keys.live(task):
+            continue
+        if task.get("parentId") is None:
+            roots[str(task["id"])] = uid_of(task)
+        if wanted(task):
+            tasks.append(listed(task, derive))
+    kept = [t for t in tasks if t.get("parentId") is None or t.get("parentId") in roots]
+    parents = {str(t["parentId"]) for t in kept if t.get("parentId") is not None}
+    return Listing([("task", t) for t in kept], {parent: roots[parent] for parent in parents})
+
+
+def whole(items: ItemStore, user_id: str, collection: str, members: list[tuple[RecordKind, Item]]) -> list[Item | None]:
+    """The whole records of `members` (`listed` records of `collection`), read by key, in order;
+    None for one that is gone, trashed, moved, renamed or re-parented since it was listed (the
+    change that did it reaches a sync client in its next answer)."""
+    found: dict[tuple[RecordKind, str], Item] = {}
+    for start in range(0, len(members), 100):  # DynamoDB's BatchGetItem reads 100 keys at most
+        batch = members[start : start + 100]
+        for item in items.batch_get([keys.key(user_id, kind, str(record["id"])) for kind, record in batch]):
+            kind: RecordKind = "inbox" if str(item["sk"]).startswith(keys.KIND_PREFIX["inbox"]) else "task"
+            found[(kind, str(item["id"]))] = keys.record_of(item)
+    result: list[Item | None] = []
+    for kind, record in members:
+        current = found.get((kind, str(record["id"])))
+        same = (
+            current is not None
+            and keys.live(current)
+            and collection_of(kind, current) == collection
+            and current.get("parentId") == record.get("parentId")
+            and name_of(current) == name_of(record)
+        )
+        result.append(current if same else None)
+    return result
 
 
 def is_member(kind: RecordKind, record: Item, collection: str, parent: Item | None) -> bool:
@@ -74,11 +152,9 @@ def is_member(kind: RecordKind, record: Item, collection: str, parent: Item | No
 
 
 def by_names(items: ItemStore, user_id: str, collection: str, names: list[str]) -> dict[str, tuple[RecordKind, Item]]:
-    """The members of a collection named in `names` (a multiget): through the collection's
-    members when many are asked, else one by one."""
+    """The members of a collection named in `names`, one by one (a lookup and a read each: for a
+    few names; many are found through `listing`)."""
     wanted = set(names)
-    if len(wanted) > 20:
-        return {name: pair for pair in members(items, user_id, collection) if (name := name_of(pair[1])) in wanted}
     found: dict[str, tuple[RecordKind, Item]] = {}
     for name in wanted:
         pair = by_name(items, user_id, name)
