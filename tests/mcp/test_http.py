@@ -389,3 +389,16 @@ def test_the_read_scopes_of_each_toolset_are_the_catalogs():
         tools = [tool for tool in catalog.tools.values() if tool.toolset == toolset]
         used = {scope for tool in tools for scope in tool.scopes if scope in READ_SCOPES}
         assert set(TOOLSET_READ_SCOPES[toolset]) == (used if toolset != CODE_TOOLSET else set()), toolset
+
+
+def test_the_write_scopes_of_each_toolset_are_the_catalogs():
+    """A narrowed URL's protected-resource document lists kernel/toolsets.TOOLSET_WRITE_SCOPES
+    beside the reads (the OAuth function does not load the catalog either)."""
+    from mesq.auth.scopes import READ_SCOPES
+    from mesq.kernel.toolsets import CODE_TOOLSET, TOOLSET_WRITE_SCOPES, TOOLSETS
+
+    catalog = default_catalog()
+    for toolset in TOOLSETS:
+        tools = [tool for tool in catalog.tools.values() if tool.toolset == toolset]
+        used = {scope for tool in tools for scope in tool.scopes if scope not in READ_SCOPES}
+        assert set(TOOLSET_WRITE_SCOPES[toolset]) == (used if toolset != CODE_TOOLSET else set()), toolset

@@ -173,3 +173,28 @@ def test_official_client_on_a_narrowed_url_asks_only_for_what_it_shows(server):
     finally:
         browser.close()
     assert storage.tokens is not None and storage.tokens.scope == "todo:read"
+
+
+def test_official_client_on_the_readonly_url_signs_in_for_the_reads(server):
+    """`/mcp/readonly`: its protected-resource document lists only the read scopes (it listed the
+    write scopes too, which no tool of it uses), its challenge asks for them, and the SDK's flow
+    goes through to a token that lists the read tools only."""
+    browser = Browser(server.base_url, "bob", PASSWORD)
+    storage = MemoryStorage()
+    url = f"{server.base_url}/mcp/readonly"
+    reads = "memo:read todo:read reading:read"
+    document = httpx.get(f"{server.base_url}/.well-known/oauth-protected-resource/mcp/readonly", timeout=10).json()
+    assert document["scopes_supported"] == reads.split()
+    auth = _provider(url, browser, storage, reads)
+
+    async def scenario() -> None:
+        http = httpx2.AsyncClient(auth=auth, timeout=30)
+        async with http, Client(streamable_http_client(url, http_client=http), mode="auto") as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            assert "list_memos" in names and "create_memo" not in names
+
+    try:
+        anyio.run(scenario)
+    finally:
+        browser.close()
+    assert storage.tokens is not None and storage.tokens.scope == reads

@@ -190,6 +190,38 @@ def test_protected_resource_metadata(client, path):
     assert document["bearer_methods_supported"] == ["header"]
 
 
+ALL = ["memo:read", "memo:write", "todo:read", "todo:write", "reading:read"]
+
+
+@pytest.mark.parametrize(
+    ("path", "scopes"),
+    [
+        ("/mcp", ALL),
+        ("/api/toolkit", ALL),
+        ("/mcp/readonly", ["memo:read", "todo:read", "reading:read"]),
+        ("/mcp/x/todo", ["todo:read", "todo:write"]),
+        ("/mcp/x/todo/readonly", ["todo:read"]),
+        ("/mcp/x/memo,reading", ["memo:read", "memo:write", "reading:read"]),
+        ("/mcp/x/reading", ["reading:read"]),
+        ("/mcp/x/search", ["memo:read", "todo:read", "reading:read"]),
+        ("/mcp/x/history", ["memo:read", "memo:write", "todo:read", "todo:write"]),
+        ("/mcp/x/todo,code", ["todo:read", "todo:write"]),
+        ("/mcp/x/code", ALL),
+        ("/mcp/x/all/readonly", ["memo:read", "todo:read", "reading:read"]),
+    ],
+)
+def test_protected_resource_metadata_lists_the_scopes_its_tools_can_use(client, path, scopes):
+    """A narrowed MCP URL listed all five scopes, while its 401 challenge asks only for the read
+    scopes of its tools: `scopes_supported` is now the read and write scopes of its groups (only
+    the reads on a `/readonly` URL), and it holds every scope its challenge asks for."""
+    document = client.get(f"/.well-known/oauth-protected-resource{path}").json()
+    assert document["scopes_supported"] == scopes
+    if path.startswith("/mcp"):
+        challenge = Mcp(client=client, token=None, path=path).post("tools/list").headers["www-authenticate"]
+        asked = challenge.split('scope="')[1].split('"')[0].split()
+        assert set(asked) == {scope for scope in scopes if scope.endswith(":read")}, challenge
+
+
 @pytest.mark.parametrize(
     "path", ["/mcp", "", "/mcp/readonly", "/mcp/x/memo,todo", "/mcp/x/memo/readonly", "/api/toolkit"]
 )

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from starlette.testclient import TestClient
@@ -23,7 +26,7 @@ from mesq.wiring.services import Services, build_services
 
 from ...contract.blob_fixtures import REGION, MotoS3Server, fake_session, moto_server, use_fake_aws  # noqa: F401
 from ...settings import inprocess_settings
-from ..conftest import BASE, PASSWORD, POLICY, Browser, memo_call, sign_in
+from ..conftest import BASE, PASSWORD, POLICY, Browser, FakeClock, memo_call, sign_in
 
 
 def _memo(services: Services, browser: Browser, content: str, **extra: object) -> dict[str, object]:
@@ -624,3 +627,24 @@ def test_no_ai_search_is_offered_for_a_query_of_punctuation_alone(
             assert "mode=ai" not in page.text, (query, language)
             assert ("没有匹配的笔记。" if language == "zh-CN" else "No memo matches.") in page.text
     assert "mode=ai" in ada.get("/", params={"q": "黑洞 ？"}).text  # a word in it: offered
+
+
+def test_the_trash_says_its_times_as_activity_does_not_as_an_offset(
+    services: Services, browser: Callable[..., Browser], clock: FakeClock
+) -> None:
+    """The trash showed `created 2026-12-07 04:25 +0800 · trashed ...` where /activity says
+    `Today 04:25`: its times now read the same way, in the browser's zone and the page's language."""
+    ada = browser("ada")
+    call = memo_call(services, ada.user_id)
+    memo = create_memo(call, {"content": "an old thought", "createdAt": "2025-11-02T23:30:00Z"})["memo"]
+    trashed = delete_memo(call, {"id": memo["id"], "expectedRevision": memo["revision"]})["memo"]
+    clock.now = time.time()  # "today" is the page's clock, the day the memo was trashed
+    ada.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    at = datetime.fromisoformat(trashed["updatedAt"].replace("Z", "+00:00")).astimezone(ZoneInfo("Asia/Shanghai"))
+    en = ada.get("/trash", headers={"Accept-Language": "en-US"}).text
+    assert f"created Nov 3, 2025 07:30 · trashed today {at:%H:%M}" in en  # 23:30 UTC is the next morning there
+    zh = ada.get("/trash", headers={"Accept-Language": "zh-CN"}).text
+    assert f"创建于 2025年11月3日 07:30 · 删除于 今天 {at:%H:%M}" in zh
+    confirm = ada.get(f"/trash/{memo['id']}/delete", headers={"Accept-Language": "en-US"}).text
+    assert "created Nov 3, 2025 07:30" in confirm
+    assert not any("+0800" in page for page in (en, zh, confirm))

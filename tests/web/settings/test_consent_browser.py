@@ -110,3 +110,67 @@ def test_a_consent_tab_whose_session_ended_signs_in_and_comes_back(tmp_path) -> 
             assert handed and "code=" in handed[0] and "state=st-stale" in handed[0]
     finally:
         stop_server(live)
+
+
+def _sign_in_again_elsewhere(page: object, base: str, username: str) -> None:
+    """Another tab of the same browser signs out and in again: a new session, a new CSRF token."""
+    other_tab = page.context.new_page()  # type: ignore[attr-defined]
+    other_tab.goto(base + "/settings")
+    other_tab.evaluate("document.querySelector('form.signout').submit()")
+    other_tab.wait_for_url("**/login**")
+    other_tab.fill("input[name=username]", username)
+    other_tab.fill("input[name=password]", PASSWORD)
+    other_tab.click("button[type=submit]")
+    other_tab.wait_for_url(base + "/")
+    other_tab.close()
+
+
+def test_a_consent_tab_whose_form_went_stale_reloads_once_and_lets_the_person_choose_again(tmp_path) -> None:
+    """The person signed in again in another tab, so the consent page's CSRF token is the ended
+    session's: Approve was refused with "reload the page and try again" and dead buttons. The page
+    now reloads itself once (the request still waiting), says why, and answers nothing until the
+    person clicks again; a second stale refusal is said, not reloaded again."""
+    live = start_server(tmp_path / "live")
+    expect = playwright_sync.expect
+    try:
+        base = live.base_url
+        created = live.cli("user", "create", "again", "--password-stdin", stdin=PASSWORD + "\n")
+        assert created.returncode == 0, created.stderr
+        with chromium_page(locale="zh-CN", extra_http_headers={"Accept-Language": "zh-CN"}) as page:
+            handed: list[str] = []
+            page.on("request", lambda request: handed.append(request.url) if request.url.startswith("cursor:") else 0)
+            page.goto(_authorize_url(base, "st-again"))
+            page.fill("input[name=username]", "again")
+            page.fill("input[name=password]", PASSWORD)
+            page.click("button[type=submit]")
+            expect(page.locator("#consent")).to_be_visible()
+            consent_url = page.url
+            expect(page.locator("#consent-reloaded")).to_be_hidden()
+
+            _sign_in_again_elsewhere(page, base, "again")
+            page.evaluate("window.notReloaded = true")
+            page.get_by_role("button", name="允许").click()
+            expect(page.locator("#consent-reloaded")).to_be_visible()
+            expect(page.locator("#consent-reloaded")).to_contain_text("已自动刷新")
+            assert page.url == consent_url and page.evaluate("window.notReloaded") is None  # a fresh page
+            expect(page.get_by_role("button", name="允许")).to_be_enabled()
+            assert handed == []  # nothing answered by itself
+
+            # Stale again on the reloaded page: said, no second reload.
+            _sign_in_again_elsewhere(page, base, "again")
+            page.evaluate("window.notReloaded = true")
+            page.get_by_role("button", name="允许").click()
+            expect(page.locator("#consent-status")).to_be_visible()
+            assert page.evaluate("window.notReloaded") is True and handed == []
+
+            page.reload()
+            expect(page.locator("#consent-reloaded")).to_be_hidden()  # the note is for the one reload it made
+            page.get_by_role("button", name="允许").click()
+            expect(page.locator("#consent-done")).to_contain_text("已允许")
+            for _ in range(50):  # the hand-over to the app follows the page's words
+                if handed:
+                    break
+                page.wait_for_timeout(100)
+            assert len(handed) == 1 and "code=" in handed[0] and "state=st-again" in handed[0]
+    finally:
+        stop_server(live)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -16,7 +17,7 @@ from mesq.web.todos import board_view
 from mesq.wiring.services import Services
 from tests.support.operations import call_of, run_operation
 
-from ..conftest import Browser
+from ..conftest import Browser, FakeClock
 
 ALL_TODO = frozenset({"todo:read", "todo:write"})
 
@@ -655,3 +656,21 @@ def test_the_task_page_names_the_reminders_its_form_cannot_show(
         assert "2026-12-19 09:00" not in others  # the first set time is in the form's field
         assert "15" not in others and "900" not in others  # a box the form checks: -PT900S is -PT15M
         assert re.search(r'value="-PT15M" checked', page), "the 15 minutes box is checked"
+
+
+def test_the_todo_trash_says_when_as_activity_does_not_as_an_offset(
+    services: Services, person: Browser, clock: FakeClock
+) -> None:
+    """`deleted 2026-12-07 04:25 +0800` became `deleted today 04:25` / `删除于 今天 04:25`, as
+    /activity says a time."""
+    task = new_task(services, person.user_id, "old idea")
+    person.post(f"/todos/tasks/{task['id']}/delete", {"revision": task["revision"]})
+    clock.now = time.time()
+    person.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    deleted_at = run(services, person.user_id, "list_todo_trash", {})["items"][0]["deletedAt"]
+    at = datetime.fromisoformat(deleted_at.replace("Z", "+00:00")).astimezone(ZoneInfo("Asia/Shanghai"))
+    en = person.get("/todos/trash", headers={"Accept-Language": "en-US"}).text
+    assert f"deleted today {at:%H:%M}" in en
+    zh = person.get("/todos/trash", headers={"Accept-Language": "zh-CN"}).text
+    assert f"删除于 今天 {at:%H:%M}" in zh
+    assert "+0800" not in en + zh

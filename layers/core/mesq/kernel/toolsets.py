@@ -44,13 +44,35 @@ TOOLSET_READ_SCOPES: dict[str, tuple[str, ...]] = {
 }
 
 
-def toolsets_read_scopes(names: Iterable[str]) -> frozenset[str] | None:
-    """The read scopes of a selection of groups (valid names, as a `/mcp/x/{toolsets}` URL lists
-    them); None when it reaches every group (an alias, or `code` alone)."""
+#: The write scopes the tools of each group use (tests/mcp/test_http.py checks it against the
+#: catalog too): with the reads, what a protected-resource document of a narrowed URL lists.
+TOOLSET_WRITE_SCOPES: dict[str, tuple[str, ...]] = {
+    "memo": ("memo:write",),
+    "memo_attachments": ("memo:write",),
+    "todo": ("todo:write",),
+    "todo_inbox": ("todo:write",),
+    "todo_attachments": ("todo:write",),
+    "reading": (),
+    "search": (),
+    "history": ("memo:write", "todo:write"),
+    CODE_TOOLSET: (),
+}
+
+
+def toolsets_scopes(names: Iterable[str], *, readonly: bool) -> frozenset[str] | None:
+    """The scopes the tools of a selection of groups use (valid names, as a `/mcp/x/{toolsets}`
+    URL lists them), only their reads when `readonly`; None when it reaches every group (an
+    alias, or `code` alone)."""
     selected = set(names) - {CODE_TOOLSET}
     if not selected or selected & set(TOOLSET_ALIASES):
         return None
-    return frozenset(scope for name in selected for scope in TOOLSET_READ_SCOPES.get(name, ()))
+    tables = (TOOLSET_READ_SCOPES,) if readonly else (TOOLSET_READ_SCOPES, TOOLSET_WRITE_SCOPES)
+    return frozenset(scope for table in tables for name in selected for scope in table.get(name, ()))
+
+
+def toolsets_read_scopes(names: Iterable[str]) -> frozenset[str] | None:
+    """The read scopes of a selection of groups; None when it reaches every group."""
+    return toolsets_scopes(names, readonly=True)
 
 
 def unknown_toolsets(names: Iterable[str]) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..scopes import ALL_SCOPES
+from .resources import connection_scopes
 
 AUTHORIZE_PATH = "/oauth/authorize"
 TOKEN_PATH = "/oauth/token"
@@ -51,11 +52,12 @@ def authorization_server_metadata(issuer: str) -> dict[str, Any]:
 def protected_resource_metadata(instance: str, resource_path: str, base: str | None = None) -> dict[str, Any]:
     """RFC 9728 §3.2 document for `<base><resource_path>`: `base` is the URL the client connected
     by when that is another name of the instance (asgi/instance.resource_base), else the instance;
-    the authorization server is always the instance."""
+    the authorization server is always the instance. `scopes_supported` is what the tools of that
+    connection can use (`/mcp/x/todo`: todo:read todo:write), not every scope of the instance."""
     return {
         "resource": (base or instance) + resource_path,
         "authorization_servers": [instance],
         "resource_name": "MeSQ",
         "bearer_methods_supported": ["header"],
-        "scopes_supported": list(ALL_SCOPES),
+        "scopes_supported": connection_scopes(resource_path),
     }

@@ -22,7 +22,14 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ...kernel.messages import quoted
-from ...kernel.toolsets import TOOLSET_ALIASES, VALID_TOOLSET_NAMES, toolsets_read_scopes, url_toolsets_problem
+from ...kernel.toolsets import (
+    TOOLSET_ALIASES,
+    VALID_TOOLSET_NAMES,
+    toolsets_read_scopes,
+    toolsets_scopes,
+    url_toolsets_problem,
+)
+from ..scopes import ALL_SCOPES, READ_SCOPES, order_scopes
 from .errors import OAuthError
 
 MCP_PATH = "/mcp"
@@ -63,6 +70,19 @@ def connection_read_scopes(resource: str) -> frozenset[str] | None:
     if connection is None or connection.rest or not connection.toolsets:
         return None
     return toolsets_read_scopes(connection.toolsets)
+
+
+def connection_scopes(path: str) -> list[str]:
+    """The scopes a connection to the resource at `path` can use (RFC 9728 `scopes_supported`):
+    the read and write scopes of the groups a `/mcp/x/{toolsets}` path selects, only their reads
+    on its `/readonly` form; every scope, or every read scope read-only, where the connection is
+    not narrowed by groups. The 401 challenge of the URL asks for the reads among them."""
+    connection = connection_of(path)
+    readonly = connection is not None and connection.readonly
+    narrowed = toolsets_scopes(connection.toolsets, readonly=readonly) if connection and connection.toolsets else None
+    if narrowed is None:
+        return order_scopes(READ_SCOPES if readonly else ALL_SCOPES)
+    return order_scopes(narrowed)
 
 
 def _origin(url: str) -> tuple[str, str, int] | None:

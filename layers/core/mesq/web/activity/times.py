@@ -8,7 +8,7 @@ words "Today" and "Yesterday" are the catalog's.
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from functools import cache
 from zoneinfo import ZoneInfo
 
@@ -17,11 +17,14 @@ from babel.dates import format_interval, format_skeleton
 
 from ...kernel.formats import zone_at
 from ...kernel.timestamps import in_zone, parse_timestamp
-from ..kit.i18n import N_, Translator
+from ..kit.framework import Page
+from ..kit.i18n import N_, NC_, Translator
 
 #: The CLDR locale of each page language (the pages are in Simplified Chinese, as used in China).
 _CLDR = {"en": "en", "zh": "zh_Hans_CN"}
 _NEAR_DAYS = {0: N_("Today"), 1: N_("Yesterday")}
+#: The same days after other words (`created today 14:02`): lower case in English.
+_NEAR_DAYS_IN_SENTENCE = {0: NC_("inside a sentence", "today"), 1: NC_("inside a sentence", "yesterday")}
 
 
 @cache
@@ -36,10 +39,12 @@ def local(timestamp: str, zone: str) -> datetime:
     return in_zone(parse_timestamp(timestamp, "at"), ZoneInfo(zone))
 
 
-def day_words(day: date, today: date, say: Translator) -> str:
-    """`Today`, `Yesterday`, `Dec 3` / `12月3日`, `Dec 3, 2025` / `2025年12月3日` (another year)."""
-    if (today - day).days in _NEAR_DAYS:
-        return say.gettext(_NEAR_DAYS[(today - day).days])
+def day_words(day: date, today: date, say: Translator, *, in_sentence: bool = False) -> str:
+    """`Today`, `Yesterday`, `Dec 3` / `12月3日`, `Dec 3, 2025` / `2025年12月3日` (another year);
+    `today`, `yesterday` `in_sentence`."""
+    near = (today - day).days
+    if near in _NEAR_DAYS:
+        return say.pgettext(*_NEAR_DAYS_IN_SENTENCE[near]) if in_sentence else say.gettext(_NEAR_DAYS[near])
     skeleton = "MMMd" if day.year == today.year else "yMMMd"
     return str(format_skeleton(skeleton, day, locale=cldr_locale(say.language)))
 
@@ -54,10 +59,19 @@ def _zoned_clock(moment: datetime, say: Translator) -> str:
     return f"{clock(moment, say)} {zone_at(moment, say.language)}"
 
 
-def moment_words(timestamp: str, zone: str, now: datetime, say: Translator) -> str:
-    """One change's time: `Today 14:02`, `Dec 3 14:02`."""
+def moment_words(timestamp: str, zone: str, now: datetime, say: Translator, *, in_sentence: bool = False) -> str:
+    """One change's time: `Today 14:02`, `Dec 3 14:02` (`today 14:02` `in_sentence`)."""
     moment, today = local(timestamp, zone), now.astimezone(ZoneInfo(zone)).date()
-    return say.gettext("%(day)s %(time)s", day=day_words(moment.date(), today, say), time=clock(moment, say))
+    day = day_words(moment.date(), today, say, in_sentence=in_sentence)
+    return say.gettext("%(day)s %(time)s", day=day, time=clock(moment, say))
+
+
+def page_moment(page: Page, timestamp: str) -> str:
+    """A stored time as /activity says it, after other words (`trashed today 14:02`, `删除于
+    今天 14:02`): in the page's zone and language, "today" by the page's clock. The trash pages
+    showed `2026-12-07 04:25 +0800`, an offset no one reads as their own time."""
+    now = datetime.fromtimestamp(page.web.clock(), UTC)
+    return moment_words(timestamp, page.time_zone, now, page.translator, in_sentence=True)
 
 
 def span_words(first: str, last: str, zone: str, now: datetime, say: Translator) -> str:
@@ -86,4 +100,4 @@ def span_words(first: str, last: str, zone: str, now: datetime, say: Translator)
     return say.gettext("%(day)s %(time)s", day=day, time=times)
 
 
-__all__ = ["cldr_locale", "clock", "day_words", "local", "moment_words", "span_words"]
+__all__ = ["cldr_locale", "clock", "day_words", "local", "moment_words", "page_moment", "span_words"]

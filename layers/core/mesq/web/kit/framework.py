@@ -47,6 +47,9 @@ logger = Logger(child=True)
 
 SESSION_COOKIE = "mesq_session"
 CSRF_HEADER = "x-csrf-token"
+#: `details.reason` of the 403 a post gets when its CSRF token is not its session's (the person
+#: signed in again elsewhere since the page was shown): a page script may reload the page for it.
+STALE_FORM = "staleForm"
 Clock = Callable[[], float]
 SessionRule = Literal["required", "optional"]
 
@@ -317,7 +320,10 @@ def endpoint(
                 if current is not None and session == "required":
                     given = request.headers.get(CSRF_HEADER) or fields.get("csrf")
                     if not same_token(current.csrf_token, given if isinstance(given, str) else None):
-                        raise Forbidden("the form is out of date (CSRF check failed); reload the page and try again")
+                        raise Forbidden(
+                            "the form is out of date (CSRF check failed); reload the page and try again",
+                            details={"reason": STALE_FORM},
+                        )
             try:
                 return await handler(Page(web, request, current, fields, trace_id, language, zone))
             finally:

@@ -17,6 +17,7 @@ from starlette.routing import Route
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ...memos.purge import purge_memo, trashed_memo_ids
+from ..activity.times import page_moment
 from ..activity.undoing import undo_in_order
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
@@ -29,10 +30,12 @@ EMPTY_BATCH = 100
 PAGE = "/trash"
 
 
-def _preview(memo: dict[str, Any]) -> dict[str, Any]:
+def _preview(page: Page, memo: dict[str, Any]) -> dict[str, Any]:
+    """`memo` with its text cut short and its times in words (`created_words`, `trashed_words`)."""
     content = memo["content"]
     short = content if len(content) <= PREVIEW_CHARACTERS else content[:PREVIEW_CHARACTERS] + "…"
-    return {**memo, "preview": short}
+    created, trashed = page_moment(page, memo["createdAt"]), page_moment(page, memo["updatedAt"])
+    return {**memo, "preview": short, "created_words": created, "trashed_words": trashed}
 
 
 def _offset(page: Page) -> int:
@@ -46,7 +49,7 @@ def _revision(page: Page) -> int:
 async def trash_page(page: Page) -> Response:
     offset = _offset(page)
     data = await page.invoke("list_memos", {"status": "DELETED", "offset": offset, "limit": PAGE_SIZE})
-    memos = [_preview(m) for m in data["pinnedItems"] + data["timelineItems"]]
+    memos = [_preview(page, m) for m in data["pinnedItems"] + data["timelineItems"]]
     return page.render("memos/trash.html", nav="trash", memos=memos, page=data["page"], page_size=PAGE_SIZE)
 
 
@@ -82,7 +85,7 @@ async def undo_submit(page: Page) -> Response:
     memo = (await page.invoke("get_memo", {"id": memo_id}))["memo"]
     fragment = "memos/_trash_entry.html" if memo["status"] == "DELETED" else "memos/_trash_gone.html"
     toast = Toast(undone.message, open_url=f"/memos/{memo_id}/edit" if undone.changed_since else "")
-    return render_with_toast(page, fragment, toast, memo=_preview(memo))
+    return render_with_toast(page, fragment, toast, memo=_preview(page, memo))
 
 
 async def confirm_delete(page: Page) -> Response:
@@ -90,7 +93,7 @@ async def confirm_delete(page: Page) -> Response:
     memo = data["memo"]
     if memo["status"] != "DELETED":
         raise ValidationError("only memos in the trash can be deleted permanently")
-    return page.render("memos/trash_confirm.html", nav="trash", memo=_preview(memo))
+    return page.render("memos/trash_confirm.html", nav="trash", memo=_preview(page, memo))
 
 
 async def delete_submit(page: Page) -> Response:

@@ -5,6 +5,31 @@
   var form = document.getElementById("consent");
   var status = document.getElementById("consent-status");
   if (!form) return;
+  // A page this script reloaded for a stale form (below) says so, and reloads no second time.
+  var reloadKey = "mesq-consent-reloaded:" + form.elements.requestId.value;
+  var reloaded = false;
+  try {
+    reloaded = window.sessionStorage.getItem(reloadKey) === "1";
+    window.sessionStorage.removeItem(reloadKey);
+  } catch (error) { /* no storage: such a page never reloads itself */ }
+  if (reloaded) document.getElementById("consent-reloaded").hidden = false;
+
+  function staleForm(result) {
+    var error = result.body && result.body.error;
+    return result.status === 403 && error && error.details && error.details.reason === "staleForm";
+  }
+
+  function reloadOnce() {
+    // The person signed in again elsewhere: this page's CSRF token was the ended session's. The
+    // request still waits for its answer (its id is in the URL), so the page is reloaded as the
+    // session is now (the account it names included) and the person chooses again: the click is
+    // never sent again by itself. Once only: a second refusal is said, not reloaded.
+    if (reloaded) return false;
+    try { window.sessionStorage.setItem(reloadKey, "1"); } catch (error) { return false; }
+    window.location.reload();
+    return true;
+  }
+
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     var decision = event.submitter ? event.submitter.value : "deny";
@@ -25,6 +50,7 @@
         window.location.assign("/login?next=" + encodeURIComponent(window.location.pathname + window.location.search));
         return;
       }
+      if (staleForm(result) && reloadOnce()) return;
       if (result.ok && result.body.ok && result.body.redirectUrl) {
         // A native app's callback (cursor://...) leaves the browser on this page: say what was
         // answered instead of asking again with dead buttons.

@@ -5,10 +5,13 @@ permanent delete for todos, so neither has this page."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ..activity.times import page_moment
 from ..activity.undoing import undo_in_order
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
@@ -21,9 +24,15 @@ PAGE_SIZE = 50
 KINDS = {"task": N_("Task"), "subtask": N_("Subtask"), "inboxItem": N_("Inbox item")}  # translated where shown
 
 
+def _shown(page: Page, entry: dict[str, Any]) -> dict[str, Any]:
+    """A trash entry with when it was deleted in words (`deleted_words`)."""
+    return {**entry, "deleted_words": page_moment(page, entry["deletedAt"])}
+
+
 async def trash_page(page: Page) -> Response:
     data = await page.invoke("list_todo_trash", {"offset": query_offset(page.request.query_params), "limit": PAGE_SIZE})
-    return page.render("todos/trash.html", nav="todos", entries=data["items"], page=data["page"], kinds=KINDS)
+    entries = [_shown(page, entry) for entry in data["items"]]
+    return page.render("todos/trash.html", nav="todos", entries=entries, page=data["page"], kinds=KINDS)
 
 
 def _refused(page: Page, message: str) -> Response:
@@ -68,7 +77,8 @@ async def undo_submit(page: Page) -> Response:
     listed = await page.invoke("list_todo_trash", {"offset": 0, "limit": PAGE_SIZE})
     found = next((entry for entry in listed["items"] if entry["id"] == entry_id), None)
     fragment = "todos/_trash_entry.html" if found else "todos/_trash_gone.html"
-    return render_with_toast(page, fragment, Toast(message), entry=found or {"id": entry_id}, kinds=KINDS)
+    entry = _shown(page, found) if found else {"id": entry_id}
+    return render_with_toast(page, fragment, Toast(message), entry=entry, kinds=KINDS)
 
 
 def todo_trash_routes(web: Web) -> list[Route]:
