@@ -89,6 +89,7 @@ def test_undo_everything_an_agent_did_since_its_first_session_shown(
     preview = person.post("/activity/undo/preview", form, headers={**EN, "HX-Request": "true"})
     said = " ".join(shown_text(preview.text).split())
     assert said.startswith("Undo everything Claude Desktop did since") and "This undoes 7 changes." in said, said
+    assert said.startswith("Undo everything Claude Desktop did since today "), said  # mid-sentence: not "Today"
     assert "Undo them" in said
     # The person picks the afternoon instead: its first session's start, in their wall clock.
     afternoon = agent("list_changes", limit=100)["changes"]

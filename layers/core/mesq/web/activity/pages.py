@@ -471,7 +471,7 @@ async def undo_preview(page: Page) -> Response:
     question = ""
     if "actor" in target:
         name = await _app_name(page, target["actor"])
-        when = moment_words(target["since"], page.time_zone, _now(page), say)
+        when = moment_words(target["since"], page.time_zone, _now(page), say, in_sentence=True)
         question = say.gettext("Undo everything %(name)s did since %(time)s?", name=name, time=when)
         if not answer["undone"] and not answer["notUndone"]:
             report = nothing_since(name, say)
