@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..history.reads import changes
 from ..history.records import is_moved_to_board, is_undo_of_space
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, MesqError, NotFound, RevisionConflict
@@ -29,7 +30,7 @@ from ..kernel.timestamps import now_timestamp
 from . import keys, model
 from .board.spaces import delete_todo_space, slug_claim, update_todo_space
 from .board.subtasks import delete_todo_subtask
-from .board.tags import update_todo_tag
+from .board.tags import rename_back_todo_tag
 from .board.tasks import delete_todo_task
 from .board.trash import restore_todo_item
 from .inbox.operations import delete_todo_inbox_item
@@ -156,16 +157,45 @@ def _space_removed_again(call: Call, change: Item, expected: int) -> dict[str, A
 
 
 def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:
-    """A tag rename undone: renamed back, with the colour it had, through update_todo_tag (the
-    records carrying it are rewritten back too; in an undo of the whole run they already were, and
-    the tag they registered again is merged into)."""
+    """A tag rename undone: renamed back, with the colour it had (rename_back_todo_tag), and of
+    the records carrying it only those the rename rewrote that are still as it left them; in an
+    undo of the whole run or session they already were (their own changes are newer), and a
+    record changed since keeps the tag, as the undo's answer says (REVISION_CONFLICT)."""
     name = change["record"]["id"]
     current = load_partial(call.services.items, call.principal.user_id).tags.get(name)
     if current is None:
         raise NotFound("todo tag %(name)s no longer exists", name=quoted(name))
     color = change["before"]["color"] if "color" in change["fields"] else current.get("color")
     args = {"name": name, "newName": change["before"]["name"], "color": color, "expectedRevision": expected}
-    return update_todo_tag(call, args)
+    return rename_back_todo_tag(call, args, _rewritten_by(call, change))
+
+
+def _rewritten_by(call: Call, rename: Item) -> dict[str, int]:
+    """The records a tag rename rewrote and whose rewrite is not undone: record id -> the
+    revision the rename left it at. They are the rename's run's later changes of the same
+    operation that took the old name off a record and put the new one on."""
+    old, new = rename["before"]["name"], rename["after"]["name"]
+
+    def of_the_rename(item: Item) -> bool:
+        return bool(
+            item.get("operation") == rename.get("operation")
+            and str(item["id"]) > str(rename["id"])
+            and item["record"]["kind"] in ("task", "subtask", "inbox")
+            and old in ((item.get("before") or {}).get("tags") or [])
+            and new in ((item.get("after") or {}).get("tags") or [])
+        )
+
+    found: dict[str, int] = {}
+    cursor: str | None = None
+    while True:
+        page, cursor = changes(
+            call, {"runId": rename["runId"], "limit": 100, **({"cursor": cursor} if cursor else {})}, of_the_rename
+        )
+        for item in page:
+            if "undoneBy" not in item and item["revisions"]["after"] is not None:
+                found.setdefault(str(item["record"]["id"]), int(item["revisions"]["after"]))
+        if cursor is None:
+            return found
 
 
 _STORED: dict[str, Kind] = {

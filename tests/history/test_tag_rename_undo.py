@@ -1,0 +1,114 @@
+"""A todo tag rename undone after another writer edited one of the records it rewrote: the answer
+and the store agree. The rename's undo renames back only the records the rename rewrote that are
+still as it left them; a record changed since keeps the new tag (its change is REVISION_CONFLICT,
+"undo leaves it as it is"), and that tag stays registered beside the renamed-back one. The dry run
+forecasts the real run. Also: undo by an actor with no changes is NOT_FOUND, as list_changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mesq.kernel.errors import NotFound
+
+from .test_atomicity import caller, changes
+from .test_tags_and_moves import caller_as
+
+OLD, NEW = "家务", "家庭/家务"
+
+
+def _renamed_with_a_later_edit(store: Any) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
+    """The agent renames OLD -> NEW over three tasks; the web then edits the second one's notes."""
+    agent, web = caller(store), caller_as(store, "web", "Web app")
+    tasks = [agent("create_todo_task", title=f"t{n}", tags=[OLD, "keep"])["task"] for n in range(3)]
+    tag = {t["name"]: t for t in agent("list_todo_tags")["tags"]}[OLD]
+    agent("update_todo_tag", name=OLD, newName=NEW, expectedRevision=tag["revision"])
+    edited = agent("get_todo_task", id=tasks[1]["id"])["task"]
+    edited = web("update_todo_task", id=edited["id"], expectedRevision=edited["revision"], notes="买洗衣液")["task"]
+    return agent, tasks, edited
+
+
+def _rename(store: Any) -> dict[str, Any]:
+    [rename] = [c for c in changes(store) if c["operation"] == "update_todo_tag" and c["record"]["kind"] == "tag"]
+    return rename
+
+
+@pytest.mark.parametrize("dry_first", [False, True])
+def test_undoing_a_tag_rename_leaves_a_record_changed_since_as_the_answer_says(store, dry_first):
+    agent, tasks, edited = _renamed_with_a_later_edit(store)
+    rename = _rename(store)
+    if dry_first:
+        dry = agent("undo_changes", runId=rename["runId"], dryRun=True)
+    undone = agent("undo_changes", runId=rename["runId"])
+    [conflict] = undone["notUndone"]
+    assert conflict["record"]["id"] == edited["id"] and conflict["code"] == "REVISION_CONFLICT"
+    assert f"revision {edited['revision']}" in conflict["message"]
+    assert rename["id"] in {e["changeId"] for e in undone["undone"]} and len(undone["undone"]) == 3
+    # what the answer says is what happened: the edited task is left as it is, notes and tags
+    now = agent("get_todo_task", id=edited["id"])["task"]
+    assert now["revision"] == edited["revision"] and now["notes"] == "买洗衣液" and now["tags"] == [NEW, "keep"]
+    for task in (tasks[0], tasks[2]):
+        assert agent("get_todo_task", id=task["id"])["task"]["tags"] == [OLD, "keep"]
+    # both tags are listed: the renamed-back one, and the new one the edited task still carries
+    counts = {t["name"]: t["count"] for t in agent("list_todo_tags")["tags"]}
+    assert counts == {OLD: 2, NEW: 1, "keep": 3}
+    if dry_first:
+        assert [(e["changeId"], e["code"]) for e in dry["notUndone"]] == [(conflict["changeId"], "REVISION_CONFLICT")]
+        assert dry["notUndone"][0]["message"] == conflict["message"]
+        assert {e["changeId"] for e in dry["undone"]} == {e["changeId"] for e in undone["undone"]}
+
+
+def test_undoing_the_rename_alone_leaves_the_record_changed_since(sqlite):
+    agent, tasks, edited = _renamed_with_a_later_edit(sqlite)
+    undone = agent("undo_changes", changeIds=[_rename(sqlite)["id"]])
+    assert undone["notUndone"] == [] and len(undone["undone"]) == 1
+    now = agent("get_todo_task", id=edited["id"])["task"]
+    assert now["revision"] == edited["revision"] and now["tags"] == [NEW, "keep"]
+    for task in (tasks[0], tasks[2]):
+        assert agent("get_todo_task", id=task["id"])["task"]["tags"] == [OLD, "keep"]
+    assert {t["name"] for t in agent("list_todo_tags")["tags"]} == {OLD, NEW, "keep"}
+
+
+def test_undoing_a_rename_leaves_a_record_tagged_with_the_new_name_later(sqlite):
+    agent = caller(sqlite)
+    renamed = agent("create_todo_task", title="renamed", tags=[OLD])["task"]
+    agent("update_todo_tag", name=OLD, newName=NEW, expectedRevision=1)
+    later = caller_as(sqlite, "web", "Web app")("create_todo_task", title="later", tags=[NEW])["task"]
+    undone = agent("undo_changes", runId=_rename(sqlite)["runId"])
+    assert undone["notUndone"] == [] and len(undone["undone"]) == 2
+    assert agent("get_todo_task", id=renamed["id"])["task"]["tags"] == [OLD]
+    assert agent("get_todo_task", id=later["id"])["task"] == later  # not part of the rename: untouched
+    assert {t["name"] for t in agent("list_todo_tags")["tags"]} == {OLD, NEW}
+
+
+def test_undoing_a_merge_leaves_the_records_that_carried_the_kept_tag_before(sqlite):
+    agent = caller(sqlite)
+    merged = agent("create_todo_task", title="merged", tags=[OLD])["task"]
+    already = agent("create_todo_task", title="already", tags=[NEW])["task"]
+    agent("update_todo_tag", name=OLD, newName=NEW, expectedRevision=1)
+    run = next(c for c in changes(sqlite) if c["operation"] == "update_todo_tag")["runId"]
+    agent("undo_changes", runId=run)
+    assert agent("get_todo_task", id=merged["id"])["task"]["tags"] == [OLD]
+    assert agent("get_todo_task", id=already["id"])["task"] == already
+
+
+def test_undo_by_an_actor_with_no_changes_is_not_found_as_list_changes(sqlite):
+    agent = caller(sqlite)
+    agent("create_todo_task", title="t")
+    with pytest.raises(NotFound) as listed:
+        agent("list_changes", actor="pat:typo")
+    with pytest.raises(NotFound) as undone:
+        agent("undo_changes", actor="pat:typo", since="2020-01-01T00:00:00+00:00")
+    assert "pat:typo" in str(undone.value.message)
+    assert listed.value.code == undone.value.code == "NOT_FOUND"
+
+
+def test_undoing_the_rename_alone_reads_every_record_it_rewrote(sqlite):
+    agent = caller(sqlite)
+    tasks = [agent("create_todo_task", title=f"t{n}", tags=[OLD])["task"] for n in range(105)]
+    agent("update_todo_tag", name=OLD, newName=NEW, expectedRevision=1)
+    undone = agent("undo_changes", changeIds=[_rename(sqlite)["id"]])
+    assert undone["notUndone"] == []
+    assert all(agent("get_todo_task", id=t["id"])["task"]["tags"] == [OLD] for t in tasks)
+    assert {t["name"] for t in agent("list_todo_tags")["tags"]} == {OLD}
