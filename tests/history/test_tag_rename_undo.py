@@ -12,7 +12,7 @@ import pytest
 
 from mesq.kernel.errors import NotFound
 
-from .test_atomicity import caller, changes
+from .test_atomicity import SCOPES, caller, changes
 from .test_tags_and_moves import caller_as
 
 OLD, NEW = "家务", "家庭/家务"
@@ -93,15 +93,44 @@ def test_undoing_a_merge_leaves_the_records_that_carried_the_kept_tag_before(sql
     assert agent("get_todo_task", id=already["id"])["task"] == already
 
 
-def test_undo_by_an_actor_with_no_changes_is_not_found_as_list_changes(sqlite):
-    agent = caller(sqlite)
+def test_undo_by_an_actor_with_no_changes_is_not_found_naming_it(sqlite):
+    """`undo_changes {actor: "pat:typo", since}` answered an empty success. It is NOT_FOUND naming
+    the actor, the same for another account's actor (nothing of it is read); list_changes, a list,
+    answers that actor's (no) changes, matched the same way."""
+    agent, other = caller(sqlite), caller_as(sqlite, "pat:other", "other")
     agent("create_todo_task", title="t")
-    with pytest.raises(NotFound) as listed:
-        agent("list_changes", actor="pat:typo")
-    with pytest.raises(NotFound) as undone:
-        agent("undo_changes", actor="pat:typo", since="2020-01-01T00:00:00+00:00")
-    assert "pat:typo" in str(undone.value.message)
-    assert listed.value.code == undone.value.code == "NOT_FOUND"
+    elsewhere = _another_account(sqlite)
+    elsewhere("create_todo_task", title="not theirs")
+    for actor in ("pat:typo", "typo", "pat:elsewhere"):
+        with pytest.raises(NotFound) as undone:
+            agent("undo_changes", actor=actor, since="2020-01-01T00:00:00+00:00")
+        assert undone.value.code == "NOT_FOUND" and repr(actor) in str(undone.value.message)
+        assert agent("list_changes", actor=actor)["changes"] == []
+    # an actor of this account is found with or without its kind, and "me" with nothing is no error
+    assert agent("undo_changes", actor="t", since="2020-01-01T00:00:00+00:00", dryRun=True)["undone"]
+    assert other("undo_changes", actor="me", since="2020-01-01T00:00:00+00:00") == {"undone": [], "notUndone": []}
+
+
+def _another_account(items: Any) -> Any:
+    from mesq.application.invocation import invoke_sync
+    from mesq.kernel.context import Principal
+    from mesq.kernel.spec import load_spec
+    from mesq.wiring.services import Services
+    from tests.settings import inprocess_settings
+
+    services = Services(settings=inprocess_settings(), items=items, blobs=None)  # type: ignore[arg-type]
+    principal = Principal(
+        user_id="elsewhere", scopes=SCOPES, credential_id="pat:elsewhere", kind="pat", name="elsewhere"
+    )
+
+    def call(operation_id: str, **arguments: Any) -> dict[str, Any]:
+        found: dict[str, Any] = invoke_sync(
+            load_spec().operations[operation_id], arguments, principal=principal, services=services,
+            trace_id="t", channel="api",
+        )  # fmt: skip
+        return found
+
+    return call
 
 
 def test_undoing_the_rename_alone_reads_every_record_it_rewrote(sqlite):

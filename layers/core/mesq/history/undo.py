@@ -31,7 +31,8 @@ not reverted twice. Undo needs the write scope of each record's kind.
 
 `dryRun: true` answers the same lists from reads alone (each record's current revision, through
 its kind's `RevisionReader`, the chain simulated) and writes nothing. A runId or sessionId no
-change carries, or a change id the caller cannot see, is NOT_FOUND naming where ids come from.
+change carries, or a change id the caller cannot see, is NOT_FOUND naming where ids come from,
+and so is an actor that made no change of this user's (`reads.require_known_actor`).
 
 The engine knows no kind: each record kind's `Reverter` (its domain's `revert.py`, gathered in
 application/registries.py) puts one change back through that domain's own writes and answers
@@ -52,7 +53,7 @@ from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
-from .reads import PAGE_JSON_BYTES, changes, matcher, readable_kinds, require_known, with_me
+from .reads import PAGE_JSON_BYTES, changes, matcher, readable_kinds, require_known, require_known_actor, with_me
 from .records import (
     FAMILY,
     change_key,
@@ -335,6 +336,7 @@ def _targets(call: Call, args: dict[str, Any], kinds: Kinds) -> tuple[list[Item]
             )
         return list(found.values()), False
     require_known(call, args)
+    require_known_actor(call, args)
     query: dict[str, Any] = {name: args[name] for name in ("runId", "sessionId", "actor", "since") if name in args}
     wanted = matcher(call, query)
     pending: list[Item] = []
