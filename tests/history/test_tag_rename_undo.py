@@ -141,3 +141,20 @@ def test_undoing_the_rename_alone_reads_every_record_it_rewrote(sqlite):
     assert undone["notUndone"] == []
     assert all(agent("get_todo_task", id=t["id"])["task"]["tags"] == [OLD] for t in tasks)
     assert {t["name"] for t in agent("list_todo_tags")["tags"]} == {OLD}
+
+
+def test_undoing_a_memo_tag_rename_leaves_a_memo_changed_since(sqlite):
+    """Memo tags live in the memos' content, so a rename is one change per memo and nothing else:
+    its undo puts back only memos still as the rename left them, as the answer says."""
+    agent, web = caller(sqlite), caller_as(sqlite, "web", "Web app")
+    memos = [agent("create_memo", content=f"洗碗 #{OLD} {n}")["memo"] for n in range(2)]
+    renamed = agent("rename_memo_tag", **{"from": OLD, "to": NEW})
+    edited = agent("get_memo", id=memos[1]["id"])["memo"]
+    edited = web("update_memo", id=edited["id"], expectedRevision=edited["revision"], content=f"{edited['content']} 改")
+    run = next(c for c in changes(sqlite) if c["operation"] == "rename_memo_tag")["runId"]
+    dry = agent("undo_changes", runId=run, dryRun=True)
+    undone = agent("undo_changes", runId=run)
+    assert renamed and [e["record"]["id"] for e in undone["notUndone"]] == [memos[1]["id"]]
+    assert [e["message"] for e in dry["notUndone"]] == [e["message"] for e in undone["notUndone"]]
+    assert agent("get_memo", id=memos[1]["id"])["memo"] == edited["memo"]
+    assert f"#{OLD} " in agent("get_memo", id=memos[0]["id"])["memo"]["content"]
