@@ -158,3 +158,21 @@ def test_undoing_a_memo_tag_rename_leaves_a_memo_changed_since(sqlite):
     assert [e["message"] for e in dry["notUndone"]] == [e["message"] for e in undone["notUndone"]]
     assert agent("get_memo", id=memos[1]["id"])["memo"] == edited["memo"]
     assert f"#{OLD} " in agent("get_memo", id=memos[0]["id"])["memo"]["content"]
+
+
+def test_a_rename_undone_alone_under_a_clock_that_stands_still_finds_every_record(sqlite, monkeypatch):
+    """The rename's rewrites are found by their time (after the tag's own change), never by the
+    random tail of their ids: under a driven clock every id shares one time."""
+    from datetime import UTC, datetime
+
+    from mesq.history import change_op, sessions
+
+    frozen = datetime(2026, 12, 6, 9, 0, tzinfo=UTC)
+    monkeypatch.setattr(change_op, "utc_now", lambda: frozen)
+    monkeypatch.setattr(sessions, "utc_now", lambda: frozen)
+    agent = caller(sqlite)
+    tasks = [agent("create_todo_task", title=f"t{n}", tags=[OLD])["task"] for n in range(8)]
+    agent("update_todo_tag", name=OLD, newName=NEW, expectedRevision=1)
+    assert agent("undo_changes", changeIds=[_rename(sqlite)["id"]])["notUndone"] == []
+    assert [agent("get_todo_task", id=t["id"])["task"]["tags"] for t in tasks] == [[OLD]] * 8
+    assert {t["name"] for t in agent("list_todo_tags")["tags"]} == {OLD}

@@ -179,7 +179,7 @@ def _rewritten_by(call: Call, rename: Item) -> dict[str, int]:
     def of_the_rename(item: Item) -> bool:
         return bool(
             item.get("operation") == rename.get("operation")
-            and str(item["id"]) > str(rename["id"])
+            and _moment(item) >= _moment(rename)  # written after it (a driven clock may tie)
             and item["record"]["kind"] in ("task", "subtask", "inbox")
             and old in ((item.get("before") or {}).get("tags") or [])
             and new in ((item.get("after") or {}).get("tags") or [])
@@ -196,6 +196,11 @@ def _rewritten_by(call: Call, rename: Item) -> dict[str, int]:
                 found.setdefault(str(item["record"]["id"]), int(item["revisions"]["after"]))
         if cursor is None:
             return found
+
+
+def _moment(change: Item) -> str:
+    """The time part of a change id (its tail is random)."""
+    return str(change["id"]).split("-", 1)[0]
 
 
 _STORED: dict[str, Kind] = {
