@@ -59,10 +59,22 @@ def test_undoing_a_tag_rename_leaves_a_record_changed_since_as_the_answer_says(s
         assert {e["changeId"] for e in dry["undone"]} == {e["changeId"] for e in undone["undone"]}
 
 
-def test_undoing_the_rename_alone_leaves_the_record_changed_since(sqlite):
+def test_undoing_the_rename_alone_leaves_the_record_changed_since_and_names_it(sqlite):
+    """Undoing the tag's change alone renames back the records it rewrote; the one changed since
+    is left, and the answer (dry run and real run alike) lists that record's change of the rename
+    as REVISION_CONFLICT, so a person sees which record still carries the new tag."""
     agent, tasks, edited = _renamed_with_a_later_edit(sqlite)
-    undone = agent("undo_changes", changeIds=[_rename(sqlite)["id"]])
-    assert undone["notUndone"] == [] and len(undone["undone"]) == 1
+    rename = _rename(sqlite)
+    [left] = [c for c in changes(sqlite) if c["operation"] == "update_todo_tag" and c["record"]["id"] == edited["id"]]
+    dry = agent("undo_changes", changeIds=[rename["id"]], dryRun=True)
+    undone = agent("undo_changes", changeIds=[rename["id"]])
+    for answer in (dry, undone):
+        assert [e["changeId"] for e in answer["undone"]] == [rename["id"]]
+        assert [(e["changeId"], e["record"]["id"], e["code"]) for e in answer["notUndone"]] == [
+            (left["id"], edited["id"], "REVISION_CONFLICT")
+        ]
+        assert f"revision {edited['revision']}" in answer["notUndone"][0]["message"]
+    assert dry["notUndone"][0]["message"] == undone["notUndone"][0]["message"]
     now = agent("get_todo_task", id=edited["id"])["task"]
     assert now["revision"] == edited["revision"] and now["tags"] == [NEW, "keep"]
     for task in (tasks[0], tasks[2]):

@@ -226,7 +226,11 @@ def rename_back_todo_tag(call: Call, args: dict[str, Any], rewritten: Mapping[st
     def as_the_rename_left_it(record: Item) -> bool:
         return rewritten.get(str(record["id"])) == int(record["revision"])
 
-    kept = _still_carried(load_state(call.services.items, user_id), name, as_the_rename_left_it)
+    state = load_state(call.services.items, user_id)
+    kept = _still_carried(state, name, as_the_rename_left_it)
+    left = {
+        ident: revision for ident, revision in _left(state, name, as_the_rename_left_it).items() if ident in rewritten
+    }
     result: dict[str, Any] = {}
 
     def build(state: TodoState) -> Built:
@@ -253,17 +257,25 @@ def rename_back_todo_tag(call: Call, args: dict[str, Any], rewritten: Mapping[st
     data["updatedRecords"] = updated
     if skipped:
         data["skippedIds"] = skipped
+        left.update(_left(load_state(call.services.items, user_id), name, as_the_rename_left_it))
+    data["left"] = {ident: revision for ident, revision in left.items() if ident in rewritten}
     _register_while_carried(replace(call, undoes=None), name)
     return data
 
 
 def _still_carried(state: TodoState, name: str, rewritten_back: Guard) -> bool:
     """Whether a record carrying the tag keeps it (one a rename's undo does not rewrite back)."""
+    return bool(_left(state, name, rewritten_back))
+
+
+def _left(state: TodoState, name: str, rewritten_back: Guard) -> dict[str, int]:
+    """The records carrying the tag that a rename's undo does not rewrite back: id -> revision."""
+    found: dict[str, int] = {}
     for kind, ident in _carriers(state, name):
         record = state.task(ident) if kind == "task" else state.inbox_item(ident)
         if record is not None and not rewritten_back(record):
-            return True
-    return False
+            found[ident] = int(record["revision"])
+    return found
 
 
 def _register_while_carried(call: Call, name: str) -> None:
