@@ -173,3 +173,19 @@ def test_the_default_time_in_the_autumn_repeated_hour_is_the_sessions_own_instan
 
     assert confirmed_since(form).startswith("2026-11-01T06:30:00")  # 01:30 EST, the session's start
     assert confirmed_since({**form, "since": "2026-11-01T01:45"}).startswith("2026-11-01T05:45:00")  # EDT
+
+
+def test_an_app_with_no_changes_here_is_nothing_to_undo_in_the_pages_words(
+    services: Services, browser: Callable[..., Browser], history_clock: HistoryClock
+):
+    """undo_changes {actor, since} is NOT_FOUND for an actor with no change in the account (a typo,
+    another account's credential); a hand-edited form naming one gets the page's own "nothing to
+    undo" in its language, not the API's advice to an agent nor an error page."""
+    person = browser()
+    _afternoon(services, person, history_clock)
+    form = {"actor": "pat:typo", "since": "2020-01-01T00:00", "back": "/activity"}
+    for language in (ZH, EN):
+        answer = person.post("/activity/undo/preview", form, headers=language)
+        said = shown_text(answer.text)
+        assert answer.status_code == 200 and "list_changes" not in said and "pat:typo" not in said, said
+        assert ("没有" in said) if language == ZH else ("nothing" in said.lower()), said

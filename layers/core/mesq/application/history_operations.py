@@ -15,6 +15,7 @@ from ..memos.revert import REVERTERS as MEMO_REVERTERS
 from ..memos.revert import REVISIONS as MEMO_REVISIONS
 from ..todos.revert import FINISHERS as TODO_FINISHERS
 from ..todos.revert import FORECASTS as TODO_FORECASTS
+from ..todos.revert import LEFTOVERS as TODO_LEFTOVERS
 from ..todos.revert import REVERTERS as TODO_REVERTERS
 from ..todos.revert import REVISIONS as TODO_REVISIONS
 
@@ -29,6 +30,7 @@ UNDO_KINDS = undo.Kinds(
     revisions={**MEMO_REVISIONS, **TODO_REVISIONS},
     finishers=TODO_FINISHERS,
     forecasts=TODO_FORECASTS,
+    leftovers=TODO_LEFTOVERS,
 )
 
 

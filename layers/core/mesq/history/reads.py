@@ -33,6 +33,7 @@ from .records import (
     FAMILY,
     KINDS,
     actor_partition,
+    bare_credential,
     expanded,
     public_change,
     record_partition,
@@ -130,6 +131,28 @@ def require_known(call: Call, args: dict[str, Any]) -> None:
                 days=call.services.deployment.history_days,
                 where=_WHERE_IDS,
             )
+
+
+def require_known_actor(call: Call, args: dict[str, Any]) -> None:
+    """NOT_FOUND for an `undo_changes` actor with no change in this user's history (a typo, or a
+    credential of another account: only the user's own index is read, so the two read the same),
+    the caller's own credential aside (it has written nothing yet). `list_changes {actor}` stays
+    a list, empty for such an actor: a token that never wrote is linked from Settings to its
+    empty /activity; both match the actor the same way (GSI3, with or without its kind)."""
+    actor = args.get("actor")
+    if actor is None or bare_credential(str(actor)) == bare_credential(call.principal.credential_id):
+        return
+    items, user_id = call.services.items, call.principal.user_id
+    if not ensure_indexed(items, user_id):
+        return  # the index is still being backfilled: no verdict from it
+    page = items.query(actor_partition(user_id, str(actor)), index="gsi3", limit=1, keys_only=True)
+    if not page.items and page.next_key is None:
+        raise NotFound(
+            "actor: no change of this account was made by %(actor)s (changes are kept %(days)s days); "
+            'list_changes names each change\'s actor.id, and actor "me" is the calling credential',
+            actor=quoted(str(actor)),
+            days=call.services.deployment.history_days,
+        )
 
 
 def changes(

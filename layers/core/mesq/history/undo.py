@@ -21,7 +21,9 @@ nothing, so undoing its run changes nothing either; an undo of an undo (a redo) 
 
 A record changed since the change (its revision is not the change's `after` revision) is left
 as it is: REVISION_CONFLICT in the undo's own words (`_changed_since`, the same in a dry run),
-with the current record in `recoverData`; the others are still undone. Changes of one record
+with the current record in `recoverData`; the others are still undone. A revert that rewrites
+records beside its own (a tag rename's undo) leaves those changed since as they are too, and
+lists their changes the same way (its data's `left`; `Kinds.leftovers` in a dry run). Changes of one record
 undone in the same call are a chain: after undoing the newer one, the older one expects the
 revision that undo made; and a change whose record's later changes were all undone since (pin,
 trash, undo the trash; then undo the pin) expects the record's revision now (`settled.py`).
@@ -31,7 +33,8 @@ not reverted twice. Undo needs the write scope of each record's kind.
 
 `dryRun: true` answers the same lists from reads alone (each record's current revision, through
 its kind's `RevisionReader`, the chain simulated) and writes nothing. A runId or sessionId no
-change carries, or a change id the caller cannot see, is NOT_FOUND naming where ids come from.
+change carries, or a change id the caller cannot see, is NOT_FOUND naming where ids come from,
+and so is an actor that made no change of this user's (`reads.require_known_actor`).
 
 The engine knows no kind: each record kind's `Reverter` (its domain's `revert.py`, gathered in
 application/registries.py) puts one change back through that domain's own writes and answers
@@ -42,7 +45,7 @@ change (`call.recorded`), never read back.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -52,7 +55,7 @@ from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
-from .reads import PAGE_JSON_BYTES, changes, matcher, readable_kinds, require_known, with_me
+from .reads import PAGE_JSON_BYTES, changes, matcher, readable_kinds, require_known, require_known_actor, with_me
 from .records import (
     FAMILY,
     change_key,
@@ -75,6 +78,11 @@ RevisionReader = Callable[[Call, Sequence[Item]], dict[str, int | None]]
 #: After a whole run or session is undone: the NOT_UNDOABLE entries (creations without a trash)
 #: it resolves by removing what no longer holds anything; answers those entries' change ids.
 Finisher = Callable[[Call, list[dict[str, Any]]], set[str]]
+#: For a dry run: the changes of records the undo of a change would leave as they are although
+#: its revert rewrites records beside its own (a tag rename's: those changed since), given the
+#: change ids the same undo reverts before it; each with the record's current revision. The real
+#: run's reverter answers them in its data's `left` (the same pairs).
+Leftovers = Callable[[Call, Item, Collection[str]], list[tuple[Item, int]]]
 #: A finisher's forecast for a dry run, from reads alone: given the NOT_UNDOABLE entries and the
 #: changes the run would undo, the entries' change ids the finisher would then resolve.
 Forecast = Callable[[Call, list[dict[str, Any]], list[Item]], set[str]]
@@ -88,6 +96,7 @@ class Kinds:
     revisions: Mapping[str, RevisionReader] = field(default_factory=dict)
     finishers: Sequence[Finisher] = ()
     forecasts: Sequence[Forecast] = ()
+    leftovers: Mapping[str, Leftovers] = field(default_factory=dict)
 
 
 #: The bytes of JSON the records of `notUndone` (`recoverData`) may take in one answer, as a page
@@ -125,15 +134,16 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
         try:
             expected = _expected(change, chain.get(change["record"]["id"]))
             try:
-                revision = _undo_one(call, change, expected, kinds.reverters)
+                revision, left = _undo_one(call, change, expected, kinds.reverters)
             except RevisionConflict:
                 settled = settled_revision(call, change)  # every later change of the record undone since
                 if settled is None or settled == expected:
                     raise
-                revision = _undo_one(call, change, settled, kinds.reverters)
+                revision, left = _undo_one(call, change, settled, kinds.reverters)
         except MesqError as error:
             refused.append({**entry, **_reason(error, change)})
             continue
+        refused += _left_as_they_are(left, refused, undone)
         chain[change["record"]["id"]] = (revision, change["revisions"]["before"])
         for member in change.get("members", []):  # each written once by the revert, as the dry run counts
             chain[member["record"]["id"]] = (_made(member), member["revisions"]["before"])
@@ -145,7 +155,7 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
             removed |= finish(finishing, [item for item in refused if item.get("code") == NOT_UNDOABLE])
         undone += [{**_without_reason(item), "removed": True} for item in refused if item["changeId"] in removed]
         refused = [item for item in refused if item["changeId"] not in removed]
-    data: dict[str, Any] = {"undone": undone, "notUndone": _bounded_recovery(refused)}
+    data: dict[str, Any] = {"undone": undone, "notUndone": _bounded_recovery(_once(refused))}
     if more:
         data["more"] = True
     return data
@@ -258,6 +268,10 @@ def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds, *, whole
             chain[record_id] = (made, part["revisions"]["before"])
         would.append(entry)
         undoing.append(change)
+        leftovers = kinds.leftovers.get(change["record"]["kind"])
+        if leftovers is not None:
+            done = {str(item["id"]) for item in undoing}
+            refused += _left_as_they_are(leftovers(call, change, done), refused, would)
     if not more and whole:
         blocked = [item for item in refused if item.get("code") == NOT_UNDOABLE]
         removed: set[str] = set()
@@ -265,7 +279,7 @@ def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds, *, whole
             removed |= forecast(call, blocked, undoing)
         would += [{**_without_reason(item), "removed": True} for item in refused if item["changeId"] in removed]
         refused = [item for item in refused if item["changeId"] not in removed]
-    data: dict[str, Any] = {"undone": would, "notUndone": refused, "dryRun": True}
+    data: dict[str, Any] = {"undone": would, "notUndone": _once(refused), "dryRun": True}
     if more:
         data["more"] = True
     return data
@@ -335,6 +349,7 @@ def _targets(call: Call, args: dict[str, Any], kinds: Kinds) -> tuple[list[Item]
             )
         return list(found.values()), False
     require_known(call, args)
+    require_known_actor(call, args)
     query: dict[str, Any] = {name: args[name] for name in ("runId", "sessionId", "actor", "since") if name in args}
     wanted = matcher(call, query)
     pending: list[Item] = []
@@ -509,11 +524,40 @@ def _allowed(call: Call, change: Item, reverters: Mapping[str, Reverter]) -> Rev
     return revert
 
 
-def _undo_one(call: Call, change: Item, expected: int, reverters: Mapping[str, Reverter]) -> int:
+def _undo_one(
+    call: Call, change: Item, expected: int, reverters: Mapping[str, Reverter]
+) -> tuple[int, list[tuple[Item, int]]]:
+    """The revision the revert left the record at, and the changes of records it left as they
+    are beside it (`left`: a tag rename's records changed since)."""
     record = change["record"]
     revert = _allowed(call, change, reverters)
     reverting = replace(call, operation_id="undo_changes", undoes=(change["id"], record["id"]))
-    return _revision_in(revert(reverting, change, expected))
+    data = revert(reverting, change, expected)
+    return _revision_in(data), list(data.get("left", []))
+
+
+def _once(refused: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each change listed once (its first reason): a record a tag rename's undo left may come up
+    again as its own change when a clock that stood still ordered it after the rename."""
+    first = {entry["changeId"]: index for index, entry in reversed(list(enumerate(refused)))}
+    return [entry for index, entry in enumerate(refused) if first[entry["changeId"]] == index]
+
+
+def _left_as_they_are(
+    left: list[tuple[Item, int]], refused: list[dict[str, Any]], undone: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """`notUndone` entries for the changes of records an undo left as they are beside the record
+    it reverted (changed since: REVISION_CONFLICT in the undo's own words), each once: a change
+    the same call already listed or undid is not listed again."""
+    listed = {entry["changeId"] for entry in (*refused, *undone)}
+    return [
+        {
+            **_entry(change),
+            **_reason(RevisionConflict(_changed_since(change["record"]["kind"], change["record"]["id"], now))),
+        }
+        for change, now in left
+        if change["id"] not in listed
+    ]
 
 
 def _revision_in(data: dict[str, Any]) -> int:

@@ -28,6 +28,7 @@ from ..memos.revert import REVERTERS as MEMO_REVERTERS
 from ..memos.revert import REVISIONS as MEMO_REVISIONS
 from ..todos.revert import FINISHERS as TODO_FINISHERS
 from ..todos.revert import FORECASTS as TODO_FORECASTS
+from ..todos.revert import LEFTOVERS as TODO_LEFTOVERS
 from ..todos.revert import REVERTERS as TODO_REVERTERS
 from ..todos.revert import REVISIONS as TODO_REVISIONS
 
@@ -37,6 +38,7 @@ _KINDS = Kinds(
     revisions={**MEMO_REVISIONS, **TODO_REVISIONS},
     finishers=TODO_FINISHERS,
     forecasts=TODO_FORECASTS,
+    leftovers=TODO_LEFTOVERS,
 )
 
 

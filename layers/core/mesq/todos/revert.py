@@ -16,10 +16,11 @@ tag put back through the todo writes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..history.reads import changes
 from ..history.records import is_moved_to_board, is_undo_of_space
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, MesqError, NotFound, RevisionConflict
@@ -29,7 +30,7 @@ from ..kernel.timestamps import now_timestamp
 from . import keys, model
 from .board.spaces import delete_todo_space, slug_claim, update_todo_space
 from .board.subtasks import delete_todo_subtask
-from .board.tags import update_todo_tag
+from .board.tags import rename_back_todo_tag
 from .board.tasks import delete_todo_task
 from .board.trash import restore_todo_item
 from .inbox.operations import delete_todo_inbox_item
@@ -156,16 +157,69 @@ def _space_removed_again(call: Call, change: Item, expected: int) -> dict[str, A
 
 
 def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:
-    """A tag rename undone: renamed back, with the colour it had, through update_todo_tag (the
-    records carrying it are rewritten back too; in an undo of the whole run they already were, and
-    the tag they registered again is merged into)."""
+    """A tag rename undone: renamed back, with the colour it had (rename_back_todo_tag), and of
+    the records carrying it only those the rename rewrote that are still as it left them; in an
+    undo of the whole run or session they already were (their own changes are newer). A record
+    changed since keeps the tag: its change of the rename is answered in `left` (the engine lists
+    it as REVISION_CONFLICT, as the dry run does through `rename_leftovers`)."""
     name = change["record"]["id"]
     current = load_partial(call.services.items, call.principal.user_id).tags.get(name)
     if current is None:
         raise NotFound("todo tag %(name)s no longer exists", name=quoted(name))
     color = change["before"]["color"] if "color" in change["fields"] else current.get("color")
     args = {"name": name, "newName": change["before"]["name"], "color": color, "expectedRevision": expected}
-    return update_todo_tag(call, args)
+    rewrites = _rewritten_by(call, change)
+    rewritten = {record_id: int(item["revisions"]["after"]) for record_id, item in rewrites.items()}
+    data = rename_back_todo_tag(call, args, rewritten)
+    return {**data, "left": [(rewrites[record_id], revision) for record_id, revision in data["left"].items()]}
+
+
+def rename_leftovers(call: Call, change: Item, undoing: Collection[str]) -> list[tuple[Item, int]]:
+    """For a dry run: the changes of the records a tag rename's undo would leave as they are
+    (changed since the rename, and their change of it not among `undoing`, the change ids the
+    same undo reverts before), each with its record's current revision."""
+    if not (change["record"]["kind"] == "tag" and "name" in change["fields"] and not change.get("members")):
+        return []
+    rewrites = {record_id: item for record_id, item in _rewritten_by(call, change).items() if item["id"] not in undoing}
+    current = todo_revisions(call, list(rewrites.values()))
+    return [
+        (item, int(now))
+        for record_id, item in rewrites.items()
+        if (now := current.get(record_id)) is not None and now != int(item["revisions"]["after"])
+    ]
+
+
+def _rewritten_by(call: Call, rename: Item) -> dict[str, Item]:
+    """The records a tag rename rewrote and whose rewrite is not undone: record id -> its change
+    of the rename. They are the rename's run's later changes of the same operation that took the
+    old name off a record and put the new one on."""
+    old, new = rename["before"]["name"], rename["after"]["name"]
+
+    def of_the_rename(item: Item) -> bool:
+        return bool(
+            item.get("operation") == rename.get("operation")
+            and _moment(item) >= _moment(rename)  # written after it (a driven clock may tie)
+            and item["record"]["kind"] in ("task", "subtask", "inbox")
+            and old in ((item.get("before") or {}).get("tags") or [])
+            and new in ((item.get("after") or {}).get("tags") or [])
+        )
+
+    found: dict[str, Item] = {}
+    cursor: str | None = None
+    while True:
+        page, cursor = changes(
+            call, {"runId": rename["runId"], "limit": 100, **({"cursor": cursor} if cursor else {})}, of_the_rename
+        )
+        for item in page:
+            if "undoneBy" not in item and item["revisions"]["after"] is not None:
+                found.setdefault(str(item["record"]["id"]), item)
+        if cursor is None:
+            return found
+
+
+def _moment(change: Item) -> str:
+    """The time part of a change id (its tail is random)."""
+    return str(change["id"]).split("-", 1)[0]
 
 
 _STORED: dict[str, Kind] = {
@@ -335,3 +389,4 @@ REVERTERS = {kind: revert_todo for kind in ("task", "subtask", "inbox", "space",
 REVISIONS = {kind: todo_revisions for kind in REVERTERS}
 FINISHERS = (remove_created_spaces,)
 FORECASTS = (foresee_removed_spaces,)
+LEFTOVERS = {"tag": rename_leftovers}

@@ -12,7 +12,8 @@ reported in `skippedIds` (memos' rename rule), never overwritten.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from ...kernel.context import Call
@@ -22,7 +23,17 @@ from ...kernel.ports.storage import Item, WriteOp
 from ...kernel.timestamps import now_timestamp
 from .. import keys, model
 from ..state import TodoState, load_state
-from ..writes import Built, apply, bump, create_once, delete_revised, put_new, put_revised, require_revision
+from ..writes import (
+    Built,
+    apply,
+    bump,
+    create_once,
+    delete_revised,
+    put_new,
+    put_revised,
+    require_revision,
+    tag_registrations,
+)
 
 CHUNK = 25
 ATTEMPTS = 3
@@ -92,19 +103,27 @@ def _carriers(state: TodoState, name: str) -> list[tuple[keys.Kind, str]]:
     return sorted(found)
 
 
+#: Whether a record may be rewritten (a rename's undo: only one still as the rename left it).
+Guard = Callable[[Item], bool]
+
+
 def _rewrite(
-    call: Call, targets: list[tuple[keys.Kind, str]], edit: Callable[[list[str]], list[str]]
+    call: Call,
+    targets: list[tuple[keys.Kind, str]],
+    edit: Callable[[list[str]], list[str]],
+    guard: Guard | None = None,
 ) -> tuple[int, list[str]]:
-    """Apply `edit` to the tags of every target, CHUNK records per transaction: (updated, skipped)."""
+    """Apply `edit` to the tags of every target (that `guard` admits), CHUNK records per
+    transaction: (updated, skipped)."""
     updated, skipped = 0, []
     for start in range(0, len(targets), CHUNK):
         chunk = targets[start : start + CHUNK]
-        written = _rewrite_group(call, chunk, edit)
+        written = _rewrite_group(call, chunk, edit, guard)
         if written is not None:
             updated += written
             continue
         for target in chunk:  # the chunk kept conflicting: one by one, each with its own retries
-            written = _rewrite_group(call, [target], edit)
+            written = _rewrite_group(call, [target], edit, guard)
             if written is None:
                 skipped.append(target[1])
             else:
@@ -113,7 +132,7 @@ def _rewrite(
 
 
 def _rewrite_group(
-    call: Call, group: list[tuple[keys.Kind, str]], edit: Callable[[list[str]], list[str]]
+    call: Call, group: list[tuple[keys.Kind, str]], edit: Callable[[list[str]], list[str]], guard: Guard | None = None
 ) -> int | None:
     """Rewrite a group in one transaction through the todo write pattern (so each record gets its
     change record), re-reading it on every attempt; None when it kept conflicting."""
@@ -125,7 +144,7 @@ def _rewrite_group(
         ops: list[WriteOp] = []
         for kind, ident in group:
             before = state.task(ident) if kind == "task" else state.inbox_item(ident)
-            if before is None:
+            if before is None or (guard is not None and not guard(before)):
                 continue
             tags = edit(list(before.get("tags", [])))
             if tags != before.get("tags", []):
@@ -188,6 +207,88 @@ def update_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if skipped:
         data["skippedIds"] = skipped
     return data
+
+
+def rename_back_todo_tag(call: Call, args: dict[str, Any], rewritten: Mapping[str, int]) -> dict[str, Any]:
+    """A rename undone (todos/revert.py): the tag `args["name"]` (at `expectedRevision`) named
+    `newName` again with `color`, and of the records carrying it, only those the rename rewrote
+    and that are still as it left them (`rewritten`: record id -> the revision the rename left it
+    at) get the old name back. A record changed since (its own change's undo is REVISION_CONFLICT,
+    "undo leaves it as it is") or tagged later by someone else keeps the tag, which then stays
+    registered beside the renamed-back one: an undo never rewrites what was changed after it.
+
+    The tag's own change `undoes` the rename: a rename back (the record moves to its old key, or
+    is merged into the old name its records registered again) when nothing keeps the tag; else
+    the old name's creation or update beside it (the undo's call names the old name)."""
+    user_id = call.principal.user_id
+    name, old_name = args["name"], args["newName"]
+
+    def as_the_rename_left_it(record: Item) -> bool:
+        return rewritten.get(str(record["id"])) == int(record["revision"])
+
+    state = load_state(call.services.items, user_id)
+    kept = _still_carried(state, name, as_the_rename_left_it)
+    left = {
+        ident: revision for ident, revision in _left(state, name, as_the_rename_left_it).items() if ident in rewritten
+    }
+    result: dict[str, Any] = {}
+
+    def build(state: TodoState) -> Built:
+        before = _find(state, name)
+        require_revision(before, args["expectedRevision"], lambda: _conflict(name)(state))
+        now = now_timestamp()
+        result["targets"] = [target for target in _carriers(state, name) if target[1] in rewritten]
+        target = state.tags.get(old_name)
+        ops: list[WriteOp] = [] if kept else [delete_revised(user_id, "tag", before)]
+        if target is None and not kept:  # the record moves back to its old key
+            after = {**before, **bump(before, now), "name": old_name, "color": args["color"]}
+            ops.append(put_new(user_id, "tag", after))
+        elif target is None:  # the tag stays for the records that keep it: the old name beside it
+            after = {"name": old_name, "color": args["color"], "revision": 1, "createdAt": now, "updatedAt": now}
+            ops.append(put_new(user_id, "tag", after))
+        else:  # the old name is back already (registered again by its records' undo): merged into
+            after = {**target, **bump(target, now), "color": args["color"]}
+            ops.append(put_revised(user_id, "tag", target, after))
+        return {"tag": model.public_tag(after)}, ops
+
+    writing = replace(call, undoes=(call.undoes[0], old_name)) if kept and call.undoes else call
+    data = apply(writing, build, _conflict(name))
+    updated, skipped = _rewrite(call, result["targets"], _renamer(name, old_name), as_the_rename_left_it)
+    data["updatedRecords"] = updated
+    if skipped:
+        data["skippedIds"] = skipped
+        left.update(_left(load_state(call.services.items, user_id), name, as_the_rename_left_it))
+    data["left"] = {ident: revision for ident, revision in left.items() if ident in rewritten}
+    _register_while_carried(replace(call, undoes=None), name)
+    return data
+
+
+def _still_carried(state: TodoState, name: str, rewritten_back: Guard) -> bool:
+    """Whether a record carrying the tag keeps it (one a rename's undo does not rewrite back)."""
+    return bool(_left(state, name, rewritten_back))
+
+
+def _left(state: TodoState, name: str, rewritten_back: Guard) -> dict[str, int]:
+    """The records carrying the tag that a rename's undo does not rewrite back: id -> revision."""
+    found: dict[str, int] = {}
+    for kind, ident in _carriers(state, name):
+        record = state.task(ident) if kind == "task" else state.inbox_item(ident)
+        if record is not None and not rewritten_back(record):
+            found[ident] = int(record["revision"])
+    return found
+
+
+def _register_while_carried(call: Call, name: str) -> None:
+    """The tag registered again when records still carry it after its rename's undo (every tag in
+    use is a tag record): one changed or tagged between the undo's read and its writes."""
+    state = load_state(call.services.items, call.principal.user_id)
+    if name in state.tags or not _carriers(state, name):
+        return
+
+    def build(fresh: TodoState) -> Built:
+        return {}, tag_registrations(fresh, call.principal.user_id, [name], now_timestamp())
+
+    apply(call, build, _conflict(name))
 
 
 def delete_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
