@@ -294,8 +294,10 @@ class McpEndpoint:
         principal = await self._principal(request)
         if not principal.scopes & READ_SCOPES:
             scope = self._connect_scopes(request.path_params.get("toolsets"))
+            # The scopes the challenge asks for, not every read scope: on /mcp/x/todo only todo:read.
+            needed = scope.replace(" ", ", ")
             raise _Rejected(
-                Forbidden(f"connecting to MCP needs at least one read scope ({CONNECT_SCOPES.replace(' ', ', ')})"),
+                Forbidden(f"connecting to {request.url.path} needs at least one read scope ({needed})"),
                 self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(scope)}"),
             )
         visibility = self._visibility(request, principal)
