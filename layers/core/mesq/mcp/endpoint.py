@@ -496,6 +496,10 @@ class McpEndpoint:
             elif method == "resources/read" and target is not None:
                 scopes = resources.required_scopes(target)
                 scopes = scopes if scopes and missing_scopes(visibility.scopes, scopes) else None
+                # Attachments the URL's groups never read are refused by the handler, whatever the
+                # scopes: a challenge for them would have the person widen a narrowed connection.
+                if scopes and visibility.attachment_reason("", scopes[0]) is not None:
+                    scopes = None
                 subject = "reading a memo attachment"
             else:
                 continue
