@@ -356,3 +356,16 @@ def test_every_toolset_url_asking_for_a_credential_has_its_own_metadata_document
     document = mcp_http.get(metadata_url)
     assert document.status_code == 200, document.text
     assert document.json()["resource"] == "http://testserver" + path
+
+
+@pytest.mark.parametrize(
+    "path", ["/mcp/x/me%6Do", "/mcp/x/todo%2Cmemo", "/mcp/x/%74odo/readonly", "/mc%70/x/todo", "/mcp/x/Todo"]
+)
+def test_a_metadata_document_is_never_served_for_a_toolset_url_the_route_refuses(mcp_http, path):
+    """`/.well-known/oauth-protected-resource/mcp/x/me%6Do` answered the document of `/mcp/x/memo`
+    (the route read the decoded path) while `/mcp/x/me%6Do` itself is a 400 and an authorization
+    for it `invalid_target`: a document whose `resource` is not the URL it describes. It is a 404
+    now, as the capitals' is."""
+    document = mcp_http.get(f"/.well-known/oauth-protected-resource{path}")
+    assert document.status_code == 404, document.text
+    assert document.json()["error"]["code"] == "NOT_FOUND"

@@ -402,3 +402,18 @@ def test_the_write_scopes_of_each_toolset_are_the_catalogs():
         tools = [tool for tool in catalog.tools.values() if tool.toolset == toolset]
         used = {scope for tool in tools for scope in tool.scopes if scope not in READ_SCOPES}
         assert set(TOOLSET_WRITE_SCOPES[toolset]) == (used if toolset != CODE_TOOLSET else set()), toolset
+
+
+@pytest.mark.parametrize(
+    ("path", "scope"), [("/mcp", CONNECT), ("/mcp/x/todo", "todo:read"), ("/mcp/x/history", "memo:read todo:read")]
+)
+def test_the_no_read_scope_refusal_says_what_its_challenge_asks(mcp, path, scope):
+    """A token without a read scope on /mcp/x/todo: the challenge asks for `todo:read`, and the
+    message said 'needs at least one read scope (memo:read, todo:read, reading:read)', sending a
+    person who reads it to approve memos and the reading shelf that connection never shows."""
+    response = mcp(scopes="memo:write", path=path).post("tools/list")
+    assert response.status_code == 403
+    assert response.headers["www-authenticate"].startswith(f'Bearer error="insufficient_scope", scope="{scope}", ')
+    message = response.json()["error"]["message"]
+    assert message.endswith(f"({scope.replace(' ', ', ')})"), message
+    assert path in message, message

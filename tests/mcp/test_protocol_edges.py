@@ -43,6 +43,39 @@ def test_resource_read_without_its_scope_is_a_step_up(mcp, era):
     assert response.headers["www-authenticate"] == f'Bearer error="insufficient_scope", scope="memo:read", {METADATA}'
 
 
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")  # a PNG's first bytes
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_narrowed_url_never_reads_nor_steps_up_to_attachments_its_groups_do_not_read(mcp, fresh_user, era):
+    """/mcp/x/todo lists `todo:read todo:write` as its scopes and shows no memo tool, yet a
+    `resources/read` of a memo:// URI there answered the step-up `scope="memo:read"` (the SDK then
+    has the person approve reading memos for "MCP, only todos") and, with memo:read, returned the
+    memo attachment: the todos-only connection reached memo data. Now it is -32602 FORBIDDEN like
+    a tool the URL hides, with no challenge; todo attachments and unnarrowed URLs read as before."""
+    user = fresh_user()
+    writer = mcp(scopes="memo:read,memo:write", user=user)
+    made = writer.client.post(
+        "/api/toolkit/memo/resources/upload",
+        headers={"Authorization": f"Bearer {writer.token}"},
+        files={"file": ("photo.png", PNG, "image/png")},
+    )
+    assert made.status_code == 201, made.text
+    uri = made.json()["data"]["mcp_uri"]
+    for path in ("/mcp", "/mcp/x/memo_attachments", "/mcp/x/search/readonly"):
+        read = mcp(scopes="memo:read", path=path, user=user, era=era).post("resources/read", {"uri": uri})
+        assert read.status_code == 200 and "result" in read.json(), (path, read.text)
+    for scopes, path in (("todo:read", "/mcp/x/todo"), ("memo:read,todo:read", "/mcp/x/todo"),
+                         ("memo:read,todo:read", "/mcp/x/code,todo_inbox")):  # fmt: skip
+        response = mcp(scopes=scopes, path=path, user=user, era=era).post("resources/read", {"uri": uri})
+        assert "www-authenticate" not in response.headers, (scopes, path, response.headers)
+        error = response.json()["error"]
+        assert error["code"] == -32602 and error["data"]["code"] == "FORBIDDEN", (scopes, path, error)
+        assert path in error["message"] and "result" not in response.json()
+    templates = mcp(scopes="memo:read,todo:read", path="/mcp/x/todo", era=era).result("resources/templates/list")
+    assert [t["uriTemplate"] for t in templates["resourceTemplates"]] == ["todo://attachment/{encodedPath}"]
+
+
 @pytest.mark.parametrize("era", ERAS)
 def test_missing_resource_is_invalid_params_with_its_uri(mcp, fresh_user, era):
     user = fresh_user()

@@ -109,3 +109,41 @@ def test_a_request_without_scope_for_a_narrowed_url_asks_for_what_it_shows(flow,
     assert response.status_code == 302 and "error" not in query_of(response.headers["location"])
     pending = load_pending(flow.services.items, query_of(response.headers["location"])["request"])
     assert pending.scopes == granted
+
+
+@pytest.mark.parametrize(
+    ("registered", "resource_path", "granted"),
+    [
+        ("memo:read", "/mcp/x/todo", ("todo:read",)),  # registered on /mcp/x/memo, now connects todos
+        ("memo:read memo:write", "/mcp/x/reading/readonly", ("reading:read",)),
+        ("todo:write", "/mcp/x/todo", ("todo:read",)),  # writes only: connecting needs the read
+        ("memo:read", "/mcp/x/memo,todo", ("memo:read",)),  # what it registered, within the URL's reach
+    ],
+)
+def test_a_registered_client_without_scope_gets_a_scope_its_narrowed_url_can_use(
+    flow, register, registered, resource_path, granted
+):
+    """A client that registered scopes for memos (it first connected /mcp/x/memo) and then asks
+    for /mcp/x/todo without `scope` was defaulted to `memo:read`: the person approved it, the token
+    was bound to /mcp/x/todo, and that connection listed no tool at all (and, holding a read
+    scope, got no challenge either). Nothing of its default the URL can use -> the URL's reads,
+    what its 401 challenge asks for; the person approves them on the consent page as always."""
+    flow.client_id = register(scope=registered)["client_id"]
+    pkce = Pkce.new()
+    response = flow.authorize(pkce, scope=None, resource=f"http://testserver{resource_path}")
+    assert response.status_code == 302 and "error" not in query_of(response.headers["location"])
+    pending = load_pending(flow.services.items, query_of(response.headers["location"])["request"])
+    assert pending.scopes == granted
+    tokens = flow.exchange(flow.approve(response)["code"], pkce)
+    assert tokens.status_code == 200 and tokens.json()["scope"] == " ".join(granted), tokens.text
+    listed = flow.client.post(
+        resource_path,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+        headers={
+            "Authorization": f"Bearer {tokens.json()['access_token']}",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-06-18",
+        },
+    )
+    assert listed.status_code == 200, listed.text
+    assert listed.json()["result"]["tools"], f"{resource_path} lists no tool for {granted}"

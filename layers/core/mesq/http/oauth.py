@@ -159,7 +159,12 @@ class OAuthEndpoints:
 
     async def resource_metadata(self, request: Request) -> Response:
         instance = instance_url(request, self.services)
-        path = request.url.path.removeprefix(PROTECTED_RESOURCE_PREFIX) or "/mcp"
+        # The path as sent, when the server keeps it: the route reads `/mcp/x/me%6Do` decoded, and a
+        # document for `/mcp/x/memo` would describe a URL the MCP route refuses (resources.py
+        # refuses the `%` as the route does: a 404 here).
+        raw_path = request.scope.get("raw_path")
+        sent = raw_path.decode("latin-1") if isinstance(raw_path, bytes) else request.url.path
+        path = sent.removeprefix(PROTECTED_RESOURCE_PREFIX) or "/mcp"
         try:
             resource = normalize_resource(instance + path, instance)
         except OAuthError as error:

@@ -294,8 +294,10 @@ class McpEndpoint:
         principal = await self._principal(request)
         if not principal.scopes & READ_SCOPES:
             scope = self._connect_scopes(request.path_params.get("toolsets"))
+            # The scopes the challenge asks for, not every read scope: on /mcp/x/todo only todo:read.
+            needed = scope.replace(" ", ", ")
             raise _Rejected(
-                Forbidden(f"connecting to MCP needs at least one read scope ({CONNECT_SCOPES.replace(' ', ', ')})"),
+                Forbidden(f"connecting to {request.url.path} needs at least one read scope ({needed})"),
                 self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(scope)}"),
             )
         visibility = self._visibility(request, principal)
@@ -494,6 +496,10 @@ class McpEndpoint:
             elif method == "resources/read" and target is not None:
                 scopes = resources.required_scopes(target)
                 scopes = scopes if scopes and missing_scopes(visibility.scopes, scopes) else None
+                # Attachments the URL's groups never read are refused by the handler, whatever the
+                # scopes: a challenge for them would have the person widen a narrowed connection.
+                if scopes and visibility.attachment_reason("", scopes[0]) is not None:
+                    scopes = None
                 subject = "reading a memo attachment"
             else:
                 continue

@@ -34,6 +34,7 @@ from ..kernel.errors import Forbidden, MesqError, NotFound, ServiceUnavailable
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import ItemStore
 from .request_state import RequestState
+from .visibility import Visibility
 
 MEMO_RESOURCE_TEMPLATE = "memo://resource/{encodedPath}"
 TODO_ATTACHMENT_TEMPLATE = "todo://attachment/{encodedPath}"
@@ -59,6 +60,16 @@ TEMPLATES: tuple[types.ResourceTemplate, ...] = (
 
 MEMO_PREFIX = MEMO.mcp_uri_prefix
 TODO_PREFIX = TODO.mcp_uri_prefix
+
+
+def visible_templates(visibility: Visibility) -> list[types.ResourceTemplate]:
+    """The templates of the attachments this connection reads: on a URL narrowed to groups that
+    never read memo attachments (/mcp/x/todo), not the memo one (`Visibility.attachment_reason`)."""
+    return [
+        template
+        for template, kind in zip(TEMPLATES, (MEMO, TODO), strict=True)
+        if visibility.attachment_reason("", kind.read_scope) is None
+    ]
 
 
 def _namespace(uri: str) -> Namespace | None:
@@ -112,6 +123,9 @@ def _rpc_error(error: MesqError, uri: str) -> MCPError:
 
 
 async def _read_attachment(uri: str, kind: Namespace, state: RequestState) -> types.ReadResourceResult:
+    outside = state.visibility.attachment_reason(f"reading {kind.noun}s", kind.read_scope)
+    if outside is not None:
+        raise _rpc_error(Forbidden(outside), uri)
     if missing_scopes(state.principal.scopes, (kind.read_scope,)):
         raise _rpc_error(Forbidden(f"reading {kind.noun}s needs the {kind.read_scope} scope"), uri)
     path = unquote(uri.removeprefix(kind.mcp_uri_prefix))

@@ -178,9 +178,9 @@ def build_server(catalog: Catalog) -> Server[Any]:
     async def list_resource_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
-        request_state(ctx)
+        state = request_state(ctx)
         _single_page(params)
-        return types.ListResourceTemplatesResult(resource_templates=list(resources.TEMPLATES))
+        return types.ListResourceTemplatesResult(resource_templates=resources.visible_templates(state.visibility))
 
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams

@@ -26,6 +26,7 @@ from ..kernel.toolsets import (
     CODE_TOOLSET,
     TOOLSET_ALIASES,
     VALID_TOOLSET_NAMES,
+    toolsets_read_scopes,
     unknown_toolsets,
     url_toolsets_problem,
 )
@@ -131,6 +132,20 @@ class Visibility:
                 f"{subject} belongs to toolset {toolset!r}, which X-MCP-Toolsets "
                 f"({','.join(sorted(self.header_toolsets))}) does not select"
             )
+        return None
+
+    def attachment_reason(self, subject: str, read_scope: str) -> str | None:
+        """Why the URL's or X-MCP-Toolsets' groups keep attachments read with `read_scope` out of
+        this connection (`memo://` on /mcp/x/todo): no tool of those groups reads them, so a read,
+        or a step-up asking for their scope, would reach past the connection the person approved
+        (its protected-resource document does not list that scope either). None when they reach."""
+        for selected, where in ((self.url_toolsets, "the URL /mcp/x/"), (self.header_toolsets, "X-MCP-Toolsets: ")):
+            reads = None if selected is None else toolsets_read_scopes(selected)
+            if selected is not None and reads is not None and read_scope not in reads:
+                return (
+                    f"{subject} is outside this connection: {where}{','.join(sorted(selected))} selects no "
+                    f"tool group that reads them (they need {read_scope})"
+                )
         return None
 
     def filter_reason(self, tool: CatalogTool) -> str | None:

@@ -72,14 +72,16 @@ def requested_scopes(client: Client, scope: str | None, resource: str | None = N
     A default for a `resource` narrowed to tool groups (`/mcp/x/todo`) keeps only the read scopes
     those groups use (`todo:read`): the person is not asked to let a todos-only connection read
     memos it can never show (ChatGPT reconnects without `scope`). When that leaves nothing (a
-    client registered for other scopes), the default stands as above."""
+    client registered for memos, or for writes only), the URL's read scopes, what its 401
+    challenge asks for: a default the URL cannot use bound a token to `/mcp/x/todo` that listed
+    no tool at all."""
     requested = known_scopes(scope)
     if not requested:
         defaults = DEFAULT_SCOPES if client.scopes is None else (DEFAULT_SCOPES & client.scopes) or client.scopes
         reach = connection_read_scopes(resource) if resource is not None else None
         if reach is None:
             return defaults
-        return (defaults & reach) or defaults
+        return (defaults & reach) or reach
     # A registered `scope` is what the client expects to need, not a ceiling: MCP step-up (a 403
     # insufficient_scope naming more scopes) makes a registered client ask again for the union, and
     # the person approves every scope on the consent page either way.
