@@ -75,6 +75,23 @@ def _provider(mcp_url: str, browser: Browser, storage: MemoryStorage, scope: str
     )
 
 
+def _listed_tools(mcp_url: str, auth: OAuthClientProvider, browser: Browser) -> list[str]:
+    """Connect through the official client (signing in and consenting as `browser`'s person) and
+    list the tools; the person's browser is closed after."""
+    names: list[str] = []
+
+    async def scenario() -> None:
+        http = httpx2.AsyncClient(auth=auth, timeout=30)
+        async with http, Client(streamable_http_client(mcp_url, http_client=http), mode="auto") as client:
+            names.extend(tool.name for tool in (await client.list_tools()).tools)
+
+    try:
+        anyio.run(scenario)
+    finally:
+        browser.close()
+    return names
+
+
 @contextmanager
 def first_connection(tmp_path: Path, public_url: str, browse: str, connect: str) -> Iterator[tuple[str, MemoryStorage]]:
     """`mesq serve --public-url <public_url>`; the official client connects to `<connect>/mcp` and
@@ -90,17 +107,7 @@ def first_connection(tmp_path: Path, public_url: str, browse: str, connect: str)
         browser = Browser(browse.format(port=port), "bob", PASSWORD)
         storage = MemoryStorage()
         mcp_url = f"{connect.format(port=port)}/mcp"
-        auth = _provider(mcp_url, browser, storage, "memo:read")
-
-        async def scenario() -> None:
-            http = httpx2.AsyncClient(auth=auth, timeout=30)
-            async with http, Client(streamable_http_client(mcp_url, http_client=http), mode="auto") as client:
-                assert "list_memos" in [tool.name for tool in (await client.list_tools()).tools]
-
-        try:
-            anyio.run(scenario)
-        finally:
-            browser.close()
+        assert "list_memos" in _listed_tools(mcp_url, _provider(mcp_url, browser, storage, "memo:read"), browser)
         assert storage.tokens is not None
         yield port, storage
     finally:
@@ -160,18 +167,8 @@ def test_official_client_on_a_narrowed_url_asks_only_for_what_it_shows(server):
     browser = Browser(server.base_url, "bob", PASSWORD)
     storage = MemoryStorage()
     url = f"{server.base_url}/mcp/x/todo"
-    auth = _provider(url, browser, storage, "todo:read")
-
-    async def scenario() -> None:
-        http = httpx2.AsyncClient(auth=auth, timeout=30)
-        async with http, Client(streamable_http_client(url, http_client=http), mode="auto") as client:
-            names = [tool.name for tool in (await client.list_tools()).tools]
-            assert "list_todo_spaces" in names and "list_memos" not in names
-
-    try:
-        anyio.run(scenario)
-    finally:
-        browser.close()
+    names = _listed_tools(url, _provider(url, browser, storage, "todo:read"), browser)
+    assert "list_todo_spaces" in names and "list_memos" not in names
     assert storage.tokens is not None and storage.tokens.scope == "todo:read"
 
 
@@ -185,16 +182,6 @@ def test_official_client_on_the_readonly_url_signs_in_for_the_reads(server):
     reads = "memo:read todo:read reading:read"
     document = httpx.get(f"{server.base_url}/.well-known/oauth-protected-resource/mcp/readonly", timeout=10).json()
     assert document["scopes_supported"] == reads.split()
-    auth = _provider(url, browser, storage, reads)
-
-    async def scenario() -> None:
-        http = httpx2.AsyncClient(auth=auth, timeout=30)
-        async with http, Client(streamable_http_client(url, http_client=http), mode="auto") as client:
-            names = [tool.name for tool in (await client.list_tools()).tools]
-            assert "list_memos" in names and "create_memo" not in names
-
-    try:
-        anyio.run(scenario)
-    finally:
-        browser.close()
+    names = _listed_tools(url, _provider(url, browser, storage, reads), browser)
+    assert "list_memos" in names and "create_memo" not in names
     assert storage.tokens is not None and storage.tokens.scope == reads

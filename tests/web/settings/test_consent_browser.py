@@ -35,6 +35,29 @@ def _authorize_url(base: str, state: str) -> str:
     return base + "/oauth/authorize?" + urlencode(query)
 
 
+def _on_consent_page(page: playwright_sync.Page, base: str, username: str, state: str) -> list[str]:
+    """Open a new authorization request for the native app and sign in as `username` (an existing
+    account) until its consent page shows; the app hand-overs (`cursor:` requests) the page makes
+    from then on are collected in the list returned."""
+    handed: list[str] = []
+    page.on("request", lambda request: handed.append(request.url) if request.url.startswith("cursor:") else 0)
+    page.goto(_authorize_url(base, state))
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    playwright_sync.expect(page.locator("#consent")).to_be_visible()
+    return handed
+
+
+def _sign_out_elsewhere(page: playwright_sync.Page, base: str) -> playwright_sync.Page:
+    """Another tab of the same browser signs out; returns that tab, on the sign-in page."""
+    other_tab = page.context.new_page()
+    other_tab.goto(base + "/settings")
+    other_tab.evaluate("document.querySelector('form.signout').submit()")
+    other_tab.wait_for_url("**/login**")
+    return other_tab
+
+
 def test_consent_for_a_native_app_says_what_happened_in_the_pages_language(tmp_path) -> None:
     live = start_server(tmp_path / "live")
     expect = playwright_sync.expect
@@ -86,19 +109,9 @@ def test_a_consent_tab_whose_session_ended_signs_in_and_comes_back(tmp_path) -> 
         created = live.cli("user", "create", "stale", "--password-stdin", stdin=PASSWORD + "\n")
         assert created.returncode == 0, created.stderr
         with chromium_page(locale="zh-CN", extra_http_headers={"Accept-Language": "zh-CN"}) as page:
-            handed: list[str] = []
-            page.on("request", lambda request: handed.append(request.url) if request.url.startswith("cursor:") else 0)
-            page.goto(_authorize_url(base, "st-stale"))
-            page.fill("input[name=username]", "stale")
-            page.fill("input[name=password]", PASSWORD)
-            page.click("button[type=submit]")
-            expect(page.locator("#consent")).to_be_visible()
+            handed = _on_consent_page(page, base, "stale", "st-stale")
             consent_url = page.url
-            other_tab = page.context.new_page()
-            other_tab.goto(base + "/settings")
-            other_tab.evaluate("document.querySelector('form.signout').submit()")
-            other_tab.wait_for_url("**/login**")
-            other_tab.close()
+            _sign_out_elsewhere(page, base).close()
             page.get_by_role("button", name="允许").click()
             expect(page.locator("input[name=username]")).to_be_visible()
             page.fill("input[name=username]", "stale")
@@ -112,12 +125,9 @@ def test_a_consent_tab_whose_session_ended_signs_in_and_comes_back(tmp_path) -> 
         stop_server(live)
 
 
-def _sign_in_again_elsewhere(page: object, base: str, username: str) -> None:
+def _sign_in_again_elsewhere(page: playwright_sync.Page, base: str, username: str) -> None:
     """Another tab of the same browser signs out and in again: a new session, a new CSRF token."""
-    other_tab = page.context.new_page()  # type: ignore[attr-defined]
-    other_tab.goto(base + "/settings")
-    other_tab.evaluate("document.querySelector('form.signout').submit()")
-    other_tab.wait_for_url("**/login**")
+    other_tab = _sign_out_elsewhere(page, base)
     other_tab.fill("input[name=username]", username)
     other_tab.fill("input[name=password]", PASSWORD)
     other_tab.click("button[type=submit]")
@@ -137,13 +147,7 @@ def test_a_consent_tab_whose_form_went_stale_reloads_once_and_lets_the_person_ch
         created = live.cli("user", "create", "again", "--password-stdin", stdin=PASSWORD + "\n")
         assert created.returncode == 0, created.stderr
         with chromium_page(locale="zh-CN", extra_http_headers={"Accept-Language": "zh-CN"}) as page:
-            handed: list[str] = []
-            page.on("request", lambda request: handed.append(request.url) if request.url.startswith("cursor:") else 0)
-            page.goto(_authorize_url(base, "st-again"))
-            page.fill("input[name=username]", "again")
-            page.fill("input[name=password]", PASSWORD)
-            page.click("button[type=submit]")
-            expect(page.locator("#consent")).to_be_visible()
+            handed = _on_consent_page(page, base, "again", "st-again")
             consent_url = page.url
             expect(page.locator("#consent-reloaded")).to_be_hidden()
 
