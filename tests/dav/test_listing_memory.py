@@ -247,3 +247,46 @@ def test_a_task_trashed_while_an_answer_lists_it_is_gone_where_a_client_named_it
     query = dav.request("REPORT", dav.calendar, EVERY_TODO, Depth="1")
     assert query.status_code == 207 and members(query, dav) == [f"{ids[2]}.ics"]
     assert b"BEGIN:VTODO" in query.content and not victims
+
+
+def test_a_getetag_listing_reads_no_record_by_key_recurring_subtasks_too(
+    dav: Dav, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PROPFIND asking only getetag is answered from the listing's one pass: no record is read
+    by key, not even a recurring subtask's (whose ETag needs its task's UID, known once the pass
+    is done), and each listed ETag is still the one a GET answers."""
+    assert dav.rest("PUT", "/api/toolkit/todo/context", timeZone="Europe/Berlin")["timeZone"] == "Europe/Berlin"
+    due = {"type": "datetime", "at": "2026-12-07T09:00:00+01:00"}
+    task = dav.rest(
+        "POST", "/api/toolkit/todo/tasks", title="Stand-up", spaceId=dav.space, due=due, recurrence="FREQ=DAILY"
+    )["task"]
+    for title in ("one", "two", "three"):
+        child = dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/subtasks", title=title, due=due)["subtask"]
+        stored = todo_keys.record_of(dav.services.items.get(todo_keys.task_key(dav.user_id, child["id"])) or {})
+        dav.services.items.put(todo_keys.stored(dav.user_id, "task", {**stored, "recurrence": "FREQ=DAILY"}))
+    # an app's own recurring subtask, floating: its body is the app's while nothing changed it
+    app = (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//Test//EN\r\nBEGIN:VTODO\r\nUID:app-parent\r\n"
+        "DTSTAMP:20261201T000000Z\r\nSUMMARY:Parent\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+    )
+    assert dav.put("app-parent.ics", app).status_code == 201
+    child_ical = app.replace("UID:app-parent", "UID:app-child").replace(
+        "SUMMARY:Parent",
+        "SUMMARY:Child\r\nDUE:20261207T090000\r\nRRULE:FREQ=DAILY\r\nRELATED-TO;RELTYPE=PARENT:app-parent",
+    )
+    assert dav.put("app-child.ics", child_ical).status_code == 201
+    by_key: list[Any] = []
+    items = dav.services.items
+    real_get, real_batch = items.get, items.batch_get
+    monkeypatch.setattr(items, "get", lambda key, *a, **k: by_key.append(key) or real_get(key, *a, **k))
+    monkeypatch.setattr(items, "batch_get", lambda keys, *a, **k: by_key.extend(keys) or real_batch(keys, *a, **k))
+    root = dav.propfind(dav.calendar, PROPFIND, depth="1")
+    record_reads = [key for key in by_key if str(key[1]).startswith(todo_keys.KIND_PREFIX["task"])]
+    assert record_reads == []
+    monkeypatch.undo()
+    listed = {href: str(prop(root, href, "D:getetag").text) for href in hrefs(root) if href != dav.calendar}  # type: ignore[union-attr]
+    assert len(listed) == 6
+    for href, etag in listed.items():
+        assert dav.request("GET", href).headers["ETag"] == etag
+    assert sum("-z" in etag for etag in listed.values()) == 4  # the task and its three; the app's own is not
+    assert "-z" not in listed[f"{dav.calendar}app-child.ics"]

@@ -15,15 +15,16 @@ from icalendar import Calendar
 from ..kernel.ports.storage import Item
 from ..todos.sync import reads
 from ..todos.sync.links import RecordKind, name_of, uid_of
-from .ical_out import body, depends_on_zone, etag, render
+from .ical_out import body, depends_on_zone, etag, render, zone_dependence, zoned_given
 from .session import Session
 
 #: Whole records read by key at a time as an answer fills (DynamoDB's BatchGetItem takes 100).
 LOAD_BATCH = 100
 #: What a listing keeps of a record besides reads.listed: whether the body MeSQ writes for it
 #: depends on the user's zone (its ETag then names the zone: ical_out.etag), decided from the
-#: whole record as the listing passes it. None for a recurring subtask (the board lets only root
-#: tasks recur): that needs its task's UID, known once the listing is done.
+#: whole record as the listing passes it. For a recurring subtask the app wrote (the board lets
+#: only root tasks recur) it may turn on its task's UID, known once the listing is done: then the
+#: digest that UID must have (ical_out.zone_dependence), decided without reading it again.
 ZONED = "zoned"
 
 
@@ -91,9 +92,7 @@ def members_of(pairs: list[tuple[RecordKind, Item]], session: Session) -> list[M
 
 
 def _zoned(record: Item) -> dict[str, Any]:
-    if record.get("parentId") is not None and record.get("recurrence"):
-        return {ZONED: None}
-    return {ZONED: depends_on_zone(record, None)}
+    return {ZONED: zone_dependence(record)}
 
 
 def collection_members(session: Session, collection_id: str, after: str | None = None) -> list[Member]:
@@ -105,9 +104,7 @@ def collection_members(session: Session, collection_id: str, after: str | None =
     for kind, record in found.members:
         parent = record.get("parentId")
         uid = found.parent_uids[str(parent)] if parent else None
-        if record[ZONED] is None:  # a recurring subtask: decided from its record, with its task's UID
-            current = reads.task_record(items, user_id, str(record["id"]))
-            record[ZONED] = current is not None and depends_on_zone(current, uid)
+        record[ZONED] = zoned_given(record[ZONED], uid)
         members.append(Member(kind, record, uid, session.zone, whole=False))
     return members
 
