@@ -290,3 +290,39 @@ def test_a_getetag_listing_reads_no_record_by_key_recurring_subtasks_too(
         assert dav.request("GET", href).headers["ETag"] == etag
     assert sum("-z" in etag for etag in listed.values()) == 4  # the task and its three; the app's own is not
     assert "-z" not in listed[f"{dav.calendar}app-child.ics"]
+
+
+def test_a_subtask_whose_task_is_trashed_while_an_answer_lists_it_is_gone_with_it(
+    dav: Dav, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trashing a task hides its subtasks without writing them: a subtask listed before its task
+    was trashed is no member by the time its record is read (a GET says 404), so an answer that
+    reads it then leaves it out or answers its name 404, as for a task trashed itself."""
+    task = dav.rest("POST", "/api/toolkit/todo/tasks", title="parent", spaceId=dav.space)["task"]
+    child = dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/subtasks", title="child")["subtask"]
+    other = dav.rest("POST", "/api/toolkit/todo/tasks", title="other", spaceId=dav.space)["task"]
+    real = reads.listing
+
+    def trashing_the_task_after_listing(*args: Any, **kwargs: Any) -> reads.Listing:
+        found = real(*args, **kwargs)
+        record = todo_keys.record_of(dav.services.items.get(todo_keys.task_key(dav.user_id, task["id"])) or {})
+        dav.services.items.put(todo_keys.stored(dav.user_id, "task", {**record, "deletedAt": record["updatedAt"]}))
+        return found
+
+    monkeypatch.setattr(reads, "listing", trashing_the_task_after_listing)
+    with_data = sync(nresults=50).replace("<D:getetag/>", f"<D:getetag/>{CALENDAR_DATA}")
+    root = _root(dav.request("REPORT", dav.calendar, with_data, Depth="1"))
+    status = {
+        str(response.findtext("D:href", namespaces=NS)): str(response.findtext(".//D:status", namespaces=NS))
+        for response in root.findall("D:response", NS)
+    }
+    assert "404" in status[f"{dav.calendar}{task['id']}.ics"]
+    assert "404" in status[f"{dav.calendar}{child['id']}.ics"]
+    assert "200" in status[f"{dav.calendar}{other['id']}.ics"]
+    monkeypatch.setattr(reads, "listing", real)
+    record = todo_keys.record_of(dav.services.items.get(todo_keys.task_key(dav.user_id, task["id"])) or {})
+    dav.services.items.put(todo_keys.stored(dav.user_id, "task", {**record, "deletedAt": None}))
+    monkeypatch.setattr(reads, "listing", trashing_the_task_after_listing)
+    query = dav.request("REPORT", dav.calendar, EVERY_TODO, Depth="1")
+    assert query.status_code == 207 and members(query, dav) == [f"{other['id']}.ics"]
+    assert dav.request("GET", f"{dav.calendar}{child['id']}.ics").status_code == 404

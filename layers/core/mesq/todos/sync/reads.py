@@ -43,7 +43,7 @@ from ...kernel.ports.storage import Item, ItemStore
 from ...kernel.timestamps import utc_now
 from ...store.paging import walk
 from .. import keys
-from .links import INBOX, SYNC_FIELD, RecordKind, by_name, collection_of, default_name, name_of, uid_of
+from .links import INBOX, SYNC_FIELD, RecordKind, by_name, default_name, name_of, uid_of
 
 MARGIN = timedelta(seconds=30)
 #: Change records one sync answer reads; past it the client re-reads the collection instead.
@@ -118,21 +118,24 @@ def listing(
 
 def whole(items: ItemStore, user_id: str, collection: str, members: list[tuple[RecordKind, Item]]) -> list[Item | None]:
     """The whole records of `members` (`listed` records of `collection`), read by key, in order;
-    None for one that is gone, trashed, moved, renamed or re-parented since it was listed (the
-    change that did it reaches a sync client in its next answer)."""
+    None for one that is gone, trashed, moved, renamed or re-parented since it was listed, or a
+    subtask whose task was trashed since (which hides it without writing it; the change that did
+    it reaches a sync client in its next answer). A subtask's task is read with it for that."""
     found: dict[tuple[RecordKind, str], Item] = {}
     for start in range(0, len(members), 100):  # DynamoDB's BatchGetItem reads 100 keys at most
         batch = members[start : start + 100]
-        for item in items.batch_get([keys.key(user_id, kind, str(record["id"])) for kind, record in batch]):
+        wanted = [(kind, str(record["id"])) for kind, record in batch]
+        wanted += [("task", str(record["parentId"])) for _, record in batch if record.get("parentId")]
+        for item in items.batch_get([keys.key(user_id, kind, record_id) for kind, record_id in wanted]):
             kind: RecordKind = "inbox" if str(item["sk"]).startswith(keys.KIND_PREFIX["inbox"]) else "task"
             found[(kind, str(item["id"]))] = keys.record_of(item)
     result: list[Item | None] = []
     for kind, record in members:
         current = found.get((kind, str(record["id"])))
+        parent = found.get(("task", str(record["parentId"]))) if record.get("parentId") else None
         same = (
             current is not None
-            and keys.live(current)
-            and collection_of(kind, current) == collection
+            and is_member(kind, current, collection, parent)
             and current.get("parentId") == record.get("parentId")
             and name_of(current) == name_of(record)
         )
