@@ -326,3 +326,35 @@ def test_a_subtask_whose_task_is_trashed_while_an_answer_lists_it_is_gone_with_i
     query = dav.request("REPORT", dav.calendar, EVERY_TODO, Depth="1")
     assert query.status_code == 207 and members(query, dav) == [f"{other['id']}.ics"]
     assert dav.request("GET", f"{dav.calendar}{child['id']}.ics").status_code == 404
+
+
+def test_an_incremental_sync_of_many_changes_holds_their_listing_not_their_records(
+    dav: Dav, large: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync from a token reads what the changes since it touched: every task here (an import,
+    an undo of one). It keeps of each what a listing does and reads the whole records a batch at
+    a time as the answer fills, so its peak stays the listing's, whatever the records hold; the
+    answer is the same: the changed names in order, each ETag the one a GET gives."""
+    _, first = peak_of(dav, "REPORT", sync(nresults=100_000))
+    token = str(_root(first).findtext("D:sync-token", namespaces=NS))
+    real = reads.changed_since
+
+    def everything_touched(*args: Any, **kwargs: Any) -> reads.Changes | None:
+        found = real(*args, **kwargs)
+        assert found is not None
+        task_ids = [name.removesuffix(".ics") for name in large]
+        return reads.Changes(found.point, {("task", task_id): {dav.space} for task_id in task_ids})
+
+    monkeypatch.setattr(reads, "changed_since", everything_touched)
+    peak, answer = peak_of(dav, "REPORT", sync(token, nresults=10))
+    assert peak < PEAK_BOUND, f"{peak / 2**20:.1f} MiB"
+    assert members(answer, dav) == large[:10]
+    root = _root(answer)
+    for name in large[:10]:
+        etag = prop(root, f"{dav.calendar}{name}", "D:getetag")
+        assert etag is not None and etag.text == dav.request("GET", f"{dav.calendar}{name}").headers["ETag"]
+    with_data = sync(token, nresults=3).replace("<D:getetag/>", f"<D:getetag/>{CALENDAR_DATA}")
+    peak, answer = peak_of(dav, "REPORT", with_data)
+    assert peak < PEAK_BOUND, f"{peak / 2**20:.1f} MiB"
+    assert members(answer, dav) == large[:3] and answer.content.count(b"BEGIN:VTODO") == 3
+    assert re.search(rb"RELATED-TO[^:\r\n]*:t00000\b", answer.content)  # t00000s names its task

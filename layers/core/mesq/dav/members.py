@@ -91,15 +91,19 @@ def members_of(pairs: list[tuple[RecordKind, Item]], session: Session) -> list[M
     ]
 
 
-def _zoned(record: Item) -> dict[str, Any]:
+def zoned(record: Item) -> dict[str, Any]:
+    """What a listing keeps of a record for its ETag besides reads.LISTED_FIELDS (`ZONED`)."""
     return {ZONED: zone_dependence(record)}
 
 
 def collection_members(session: Session, collection_id: str, after: str | None = None) -> list[Member]:
     """The collection's members as listed (`whole` False; only those named after `after` when
     given), in the store's order."""
-    items, user_id = session.services.items, session.user_id
-    found = reads.listing(items, user_id, collection_id, after, derive=_zoned)
+    return listed_members(session, reads.listing(session.services.items, session.user_id, collection_id, after, zoned))
+
+
+def listed_members(session: Session, found: reads.Listing) -> list[Member]:
+    """A listing's records (listed with `derive=zoned`) as members (`whole` False)."""
     members = []
     for kind, record in found.members:
         parent = record.get("parentId")
