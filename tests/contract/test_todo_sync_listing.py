@@ -1,8 +1,8 @@
 """What a CalDAV listing reads, on every backend (SQLite, moto, the official DynamoDB Local):
 `todos/sync/reads.listing` passes over the user's tasks page by page and keeps of each member
 only what a listing needs, `reads.whole` reads the whole records by key (more than one
-BatchGetItem's 100 keys here) and leaves out a member changed since it was listed (a subtask whose task was trashed too);
-`reads.answer` lists what changes touched the same way, a batch of keys at a time."""
+BatchGetItem's 100 keys here) and leaves out a member changed since it was listed (a subtask
+whose task was trashed too); `reads.answer` lists what changes touched the same way."""
 
 from __future__ import annotations
 
