@@ -149,14 +149,20 @@ def test_calendar_data_is_read_a_batch_at_a_time_as_the_answer_fills(
     dav: Dav, large: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A sync asking calendar-data reads by key only the records the answer can still take
-    (one batch past what it wrote), never the collection's."""
+    (its DAV:limit: the 3 written and the one its cut stops at), never the collection's."""
     read: list[int] = []
     real = reads.whole
     monkeypatch.setattr(reads, "whole", lambda *args: read.append(len(args[3])) or real(*args))
     body = sync(nresults=3).replace("<D:getetag/>", f"<D:getetag/>{CALENDAR_DATA}")
     peak, answer = peak_of(dav, "REPORT", body)
     assert members(answer, dav) == large[:3]
-    assert sum(read) == 100  # one batch (members.LOAD_BATCH) held the 3 written
+    assert sum(read) == 4  # not a whole batch (members.LOAD_BATCH) for 3
+    body = sync(nresults=250).replace("<D:getetag/>", f"<D:getetag/>{CALENDAR_DATA}")
+    read.clear()
+    budgeted = dav.request("REPORT", dav.calendar, body, Depth="1")
+    written = len(members(budgeted, dav))
+    assert 3 < written < 250  # cut by the 64 KiB budget first
+    assert written < sum(read) <= written + 100 and max(read) <= 100  # batches as the answer fills
     assert peak < PEAK_BOUND
     assert answer.content.count(b"BEGIN:VTODO") == 3
 

@@ -5,7 +5,7 @@ filter needs its data, a subtask with its task's UID as RELATED-TO."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -114,14 +114,19 @@ def listed_members(session: Session, found: reads.Listing) -> list[Member]:
 
 
 def loaded(
-    session: Session, collection_id: str, entries: Iterable[tuple[str, Member | None]]
+    session: Session,
+    collection_id: str,
+    entries: Iterable[tuple[str, Member | None]],
+    room: Callable[[], int | None] | None = None,
 ) -> Iterator[tuple[str, Member | None]]:
     """`entries` (name or href -> member, or None for one that is no member) with each listed
     member's whole record, read by key LOAD_BATCH at a time as the caller takes them, so an answer
-    holds one batch of records and one cut early reads no further. A member that is no longer what
-    it was listed as (trashed, moved, renamed since) comes as None: gone from that name."""
+    holds one batch of records and one cut early reads no further; `room`: how many more responses
+    the answer takes (a client's DAV:limit; None: no such limit), so a batch reads no more than
+    those and the one the cut stops at. A member that is no longer what it was listed as
+    (trashed, moved, renamed since) comes as None: gone from that name."""
     each = iter(entries)
-    while batch := list(islice(each, LOAD_BATCH)):
+    while batch := list(islice(each, _batch_size(room))):
         listed = [member for _, member in batch if member is not None and not member.whole]
         records = reads.whole(
             session.services.items, session.user_id, collection_id, [(m.kind, m.record) for m in listed]
@@ -133,6 +138,11 @@ def loaded(
                 continue
             record = next(current)
             yield name, None if record is None else Member(member.kind, record, member.parent_uid, member.zone)
+
+
+def _batch_size(room: Callable[[], int | None] | None) -> int:
+    left = None if room is None else room()
+    return LOAD_BATCH if left is None else max(1, min(LOAD_BATCH, left + 1))
 
 
 def whole_members(session: Session, collection_id: str, members: Iterable[Member]) -> Iterator[Member]:

@@ -185,7 +185,8 @@ def sync_collection(session: Session, collection_id: str, root: ET.Element) -> A
     token = sync_token(point, zone)
     last: str | None = None
     ordered = ((name, entries[name]) for name in sorted(entries))
-    for name, member in loaded(session, collection_id, ordered) if needs_record(wanted) else ordered:
+    read = loaded(session, collection_id, ordered, room=answer.responses_left) if needs_record(wanted) else ordered
+    for name, member in read:
         href = session.object_href(collection_id, name)
         if not answer.add(gone(href) if member is None else member_response(session, collection_id, member, wanted)):
             answer.truncated(session.collection_href(collection_id))
