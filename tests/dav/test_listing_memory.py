@@ -149,14 +149,20 @@ def test_calendar_data_is_read_a_batch_at_a_time_as_the_answer_fills(
     dav: Dav, large: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A sync asking calendar-data reads by key only the records the answer can still take
-    (one batch past what it wrote), never the collection's."""
+    (its DAV:limit: the 3 written and the one its cut stops at), never the collection's."""
     read: list[int] = []
     real = reads.whole
     monkeypatch.setattr(reads, "whole", lambda *args: read.append(len(args[3])) or real(*args))
     body = sync(nresults=3).replace("<D:getetag/>", f"<D:getetag/>{CALENDAR_DATA}")
     peak, answer = peak_of(dav, "REPORT", body)
     assert members(answer, dav) == large[:3]
-    assert sum(read) == 100  # one batch (members.LOAD_BATCH) held the 3 written
+    assert sum(read) == 4  # not a whole batch (members.LOAD_BATCH) for 3
+    body = sync(nresults=250).replace("<D:getetag/>", f"<D:getetag/>{CALENDAR_DATA}")
+    read.clear()
+    budgeted = dav.request("REPORT", dav.calendar, body, Depth="1")
+    written = len(members(budgeted, dav))
+    assert 3 < written < 250  # cut by the 64 KiB budget first
+    assert written < sum(read) <= written + 100 and max(read) <= 100  # batches as the answer fills
     assert peak < PEAK_BOUND
     assert answer.content.count(b"BEGIN:VTODO") == 3
 
@@ -247,3 +253,114 @@ def test_a_task_trashed_while_an_answer_lists_it_is_gone_where_a_client_named_it
     query = dav.request("REPORT", dav.calendar, EVERY_TODO, Depth="1")
     assert query.status_code == 207 and members(query, dav) == [f"{ids[2]}.ics"]
     assert b"BEGIN:VTODO" in query.content and not victims
+
+
+def test_a_getetag_listing_reads_no_record_by_key_recurring_subtasks_too(
+    dav: Dav, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PROPFIND asking only getetag is answered from the listing's one pass: no record is read
+    by key, not even a recurring subtask's (whose ETag needs its task's UID, known once the pass
+    is done), and each listed ETag is still the one a GET answers."""
+    assert dav.rest("PUT", "/api/toolkit/todo/context", timeZone="Europe/Berlin")["timeZone"] == "Europe/Berlin"
+    due = {"type": "datetime", "at": "2026-12-07T09:00:00+01:00"}
+    task = dav.rest(
+        "POST", "/api/toolkit/todo/tasks", title="Stand-up", spaceId=dav.space, due=due, recurrence="FREQ=DAILY"
+    )["task"]
+    for title in ("one", "two", "three"):
+        child = dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/subtasks", title=title, due=due)["subtask"]
+        stored = todo_keys.record_of(dav.services.items.get(todo_keys.task_key(dav.user_id, child["id"])) or {})
+        dav.services.items.put(todo_keys.stored(dav.user_id, "task", {**stored, "recurrence": "FREQ=DAILY"}))
+    # an app's own recurring subtask, floating: its body is the app's while nothing changed it
+    app = (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//Test//EN\r\nBEGIN:VTODO\r\nUID:app-parent\r\n"
+        "DTSTAMP:20261201T000000Z\r\nSUMMARY:Parent\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+    )
+    assert dav.put("app-parent.ics", app).status_code == 201
+    child_ical = app.replace("UID:app-parent", "UID:app-child").replace(
+        "SUMMARY:Parent",
+        "SUMMARY:Child\r\nDUE:20261207T090000\r\nRRULE:FREQ=DAILY\r\nRELATED-TO;RELTYPE=PARENT:app-parent",
+    )
+    assert dav.put("app-child.ics", child_ical).status_code == 201
+    by_key: list[Any] = []
+    items = dav.services.items
+    real_get, real_batch = items.get, items.batch_get
+    monkeypatch.setattr(items, "get", lambda key, *a, **k: by_key.append(key) or real_get(key, *a, **k))
+    monkeypatch.setattr(items, "batch_get", lambda keys, *a, **k: by_key.extend(keys) or real_batch(keys, *a, **k))
+    root = dav.propfind(dav.calendar, PROPFIND, depth="1")
+    record_reads = [key for key in by_key if str(key[1]).startswith(todo_keys.KIND_PREFIX["task"])]
+    assert record_reads == []
+    monkeypatch.undo()
+    listed = {href: str(prop(root, href, "D:getetag").text) for href in hrefs(root) if href != dav.calendar}  # type: ignore[union-attr]
+    assert len(listed) == 6
+    for href, etag in listed.items():
+        assert dav.request("GET", href).headers["ETag"] == etag
+    assert sum("-z" in etag for etag in listed.values()) == 4  # the task and its three; the app's own is not
+    assert "-z" not in listed[f"{dav.calendar}app-child.ics"]
+
+
+def test_a_subtask_whose_task_is_trashed_while_an_answer_lists_it_is_gone_with_it(
+    dav: Dav, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trashing a task hides its subtasks without writing them: a subtask listed before its task
+    was trashed is no member by the time its record is read (a GET says 404), so an answer that
+    reads it then leaves it out or answers its name 404, as for a task trashed itself."""
+    task = dav.rest("POST", "/api/toolkit/todo/tasks", title="parent", spaceId=dav.space)["task"]
+    child = dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/subtasks", title="child")["subtask"]
+    other = dav.rest("POST", "/api/toolkit/todo/tasks", title="other", spaceId=dav.space)["task"]
+    real = reads.listing
+
+    def trashing_the_task_after_listing(*args: Any, **kwargs: Any) -> reads.Listing:
+        found = real(*args, **kwargs)
+        record = todo_keys.record_of(dav.services.items.get(todo_keys.task_key(dav.user_id, task["id"])) or {})
+        dav.services.items.put(todo_keys.stored(dav.user_id, "task", {**record, "deletedAt": record["updatedAt"]}))
+        return found
+
+    monkeypatch.setattr(reads, "listing", trashing_the_task_after_listing)
+    with_data = sync(nresults=50).replace("<D:getetag/>", f"<D:getetag/>{CALENDAR_DATA}")
+    root = _root(dav.request("REPORT", dav.calendar, with_data, Depth="1"))
+    status = {
+        str(response.findtext("D:href", namespaces=NS)): str(response.findtext(".//D:status", namespaces=NS))
+        for response in root.findall("D:response", NS)
+    }
+    assert "404" in status[f"{dav.calendar}{task['id']}.ics"]
+    assert "404" in status[f"{dav.calendar}{child['id']}.ics"]
+    assert "200" in status[f"{dav.calendar}{other['id']}.ics"]
+    monkeypatch.setattr(reads, "listing", real)
+    record = todo_keys.record_of(dav.services.items.get(todo_keys.task_key(dav.user_id, task["id"])) or {})
+    dav.services.items.put(todo_keys.stored(dav.user_id, "task", {**record, "deletedAt": None}))
+    monkeypatch.setattr(reads, "listing", trashing_the_task_after_listing)
+    query = dav.request("REPORT", dav.calendar, EVERY_TODO, Depth="1")
+    assert query.status_code == 207 and members(query, dav) == [f"{other['id']}.ics"]
+    assert dav.request("GET", f"{dav.calendar}{child['id']}.ics").status_code == 404
+
+
+def test_an_incremental_sync_of_many_changes_holds_their_listing_not_their_records(
+    dav: Dav, large: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync from a token reads what the changes since it touched: every task here (an import,
+    an undo of one). It keeps of each what a listing does and reads the whole records a batch at
+    a time as the answer fills, so its peak stays the listing's, whatever the records hold; the
+    answer is the same: the changed names in order, each ETag the one a GET gives."""
+    _, first = peak_of(dav, "REPORT", sync(nresults=100_000))
+    token = str(_root(first).findtext("D:sync-token", namespaces=NS))
+    real = reads.changed_since
+
+    def everything_touched(*args: Any, **kwargs: Any) -> reads.Changes | None:
+        found = real(*args, **kwargs)
+        assert found is not None
+        task_ids = [name.removesuffix(".ics") for name in large]
+        return reads.Changes(found.point, {("task", task_id): {dav.space} for task_id in task_ids})
+
+    monkeypatch.setattr(reads, "changed_since", everything_touched)
+    peak, answer = peak_of(dav, "REPORT", sync(token, nresults=10))
+    assert peak < PEAK_BOUND, f"{peak / 2**20:.1f} MiB"
+    assert members(answer, dav) == large[:10]
+    root = _root(answer)
+    for name in large[:10]:
+        etag = prop(root, f"{dav.calendar}{name}", "D:getetag")
+        assert etag is not None and etag.text == dav.request("GET", f"{dav.calendar}{name}").headers["ETag"]
+    with_data = sync(token, nresults=3).replace("<D:getetag/>", f"<D:getetag/>{CALENDAR_DATA}")
+    peak, answer = peak_of(dav, "REPORT", with_data)
+    assert peak < PEAK_BOUND, f"{peak / 2**20:.1f} MiB"
+    assert members(answer, dav) == large[:3] and answer.content.count(b"BEGIN:VTODO") == 3
+    assert re.search(rb"RELATED-TO[^:\r\n]*:t00000\b", answer.content)  # t00000s names its task

@@ -55,6 +55,10 @@ class Answer:
     def room_for(self, count: int) -> bool:
         return self._max_responses is None or self.responses + count <= self._max_responses
 
+    def responses_left(self) -> int | None:
+        """How many more member responses it takes (None: no `max_responses`)."""
+        return None if self._max_responses is None else max(0, self._max_responses - self.responses)
+
     def add(self, build: Build, *, keep_free: int = 0) -> bool:
         """Add what `build` appends to a multistatus, unless it would take the answer past its
         budget less `keep_free` bytes, or past its responses: then nothing is added (False). The

@@ -261,14 +261,26 @@ def digest(value: Any) -> str:
 def faithful(record: Item, parent_uid: str | None) -> bool:
     """The client's own bytes are still this record: it wrote the current revision, and every
     value MeSQ read from them is the record's (no recurrence moved on, nothing cut)."""
+    needed = _faithful_with_parent(record)
+    return needed if isinstance(needed, bool) else needed == digest(parent_uid)
+
+
+def _faithful_with_parent(record: Item) -> bool | str:
+    """`faithful` before the parent's UID is known: a bool when that UID does not decide it, else
+    the digest it must have (what the app wrote as RELATED-TO, unless MeSQ changed the parent)."""
     link = record.get("sync") or {}
     props: dict[str, Any] = link.get("props") or {}
     digests: dict[str, str] = props.get("digests") or {}
     if not props.get("raw") or link.get("revision") != record.get("revision") or not digests:
         return False
     kept = set(link.get("kept") or ())
-    values = current_values(record, parent_uid)
-    return all(digests.get(group) == digest(values[group]) for group in GROUPS if group not in kept)
+    values = current_values(record, None)
+    others = [group for group in GROUPS if group not in kept and group != "parentUid"]
+    if not all(digests.get(group) == digest(values[group]) for group in others):
+        return False
+    if "parentUid" in kept:
+        return True
+    return str(digests["parentUid"]) if digests.get("parentUid") is not None else False
 
 
 def _apps_lines_kept(group: str, shadows: dict[str, Any], kept: set[str], values: dict[str, Any]) -> bool:
@@ -381,6 +393,13 @@ def zone_mark(zone: str | None) -> str:
 def depends_on_zone(record: Item, parent_uid: str | None) -> bool:
     """The body MeSQ writes for this record changes with the user's zone: a timed due that MeSQ
     writes itself (not the app's own lines) in the user's zone (`shown_zone`)."""
+    return zoned_given(zone_dependence(record), parent_uid)
+
+
+def zone_dependence(record: Item) -> bool | str:
+    """`depends_on_zone` from the record alone: a bool, or, when the answer turns on its task's UID
+    (a recurring subtask the app wrote), the digest that UID must have for the body to be the app's
+    own (`zoned_given`): a listing decides it once it knows the UIDs, without reading it again."""
     due = record.get("due")
     if due is None or due.get("type") == "date" or record.get("timezone") or not record.get("recurrence"):
         return False  # a date, a time in the task's own zone, or one written in UTC
@@ -388,7 +407,13 @@ def depends_on_zone(record: Item, parent_uid: str | None) -> bool:
     shadows: dict[str, Any] = (link.get("props") or {}).get("shadows") or {}
     if _apps_lines_kept("due", shadows, set(link.get("kept") or ()), {"due": due}):
         return False
-    return not faithful(record, parent_uid)
+    needed = _faithful_with_parent(record)
+    return not needed if isinstance(needed, bool) else needed
+
+
+def zoned_given(dependence: bool | str, parent_uid: str | None) -> bool:
+    """What `zone_dependence` left open, decided with the parent's UID."""
+    return dependence if isinstance(dependence, bool) else dependence != digest(parent_uid)
 
 
 def etag(record: Item, parent_uid: str | None, user_zone: str | None, zoned: bool | None = None) -> str:

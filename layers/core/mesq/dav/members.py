@@ -5,7 +5,7 @@ filter needs its data, a subtask with its task's UID as RELATED-TO."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -15,15 +15,16 @@ from icalendar import Calendar
 from ..kernel.ports.storage import Item
 from ..todos.sync import reads
 from ..todos.sync.links import RecordKind, name_of, uid_of
-from .ical_out import body, depends_on_zone, etag, render
+from .ical_out import body, depends_on_zone, etag, render, zone_dependence, zoned_given
 from .session import Session
 
 #: Whole records read by key at a time as an answer fills (DynamoDB's BatchGetItem takes 100).
 LOAD_BATCH = 100
 #: What a listing keeps of a record besides reads.listed: whether the body MeSQ writes for it
 #: depends on the user's zone (its ETag then names the zone: ical_out.etag), decided from the
-#: whole record as the listing passes it. None for a recurring subtask (the board lets only root
-#: tasks recur): that needs its task's UID, known once the listing is done.
+#: whole record as the listing passes it. For a recurring subtask the app wrote (the board lets
+#: only root tasks recur) it may turn on its task's UID, known once the listing is done: then the
+#: digest that UID must have (ical_out.zone_dependence), decided without reading it again.
 ZONED = "zoned"
 
 
@@ -90,37 +91,42 @@ def members_of(pairs: list[tuple[RecordKind, Item]], session: Session) -> list[M
     ]
 
 
-def _zoned(record: Item) -> dict[str, Any]:
-    if record.get("parentId") is not None and record.get("recurrence"):
-        return {ZONED: None}
-    return {ZONED: depends_on_zone(record, None)}
+def zoned(record: Item) -> dict[str, Any]:
+    """What a listing keeps of a record for its ETag besides reads.LISTED_FIELDS (`ZONED`)."""
+    return {ZONED: zone_dependence(record)}
 
 
 def collection_members(session: Session, collection_id: str, after: str | None = None) -> list[Member]:
     """The collection's members as listed (`whole` False; only those named after `after` when
     given), in the store's order."""
-    items, user_id = session.services.items, session.user_id
-    found = reads.listing(items, user_id, collection_id, after, derive=_zoned)
+    return listed_members(session, reads.listing(session.services.items, session.user_id, collection_id, after, zoned))
+
+
+def listed_members(session: Session, found: reads.Listing) -> list[Member]:
+    """A listing's records (listed with `derive=zoned`) as members (`whole` False)."""
     members = []
     for kind, record in found.members:
         parent = record.get("parentId")
         uid = found.parent_uids[str(parent)] if parent else None
-        if record[ZONED] is None:  # a recurring subtask: decided from its record, with its task's UID
-            current = reads.task_record(items, user_id, str(record["id"]))
-            record[ZONED] = current is not None and depends_on_zone(current, uid)
+        record[ZONED] = zoned_given(record[ZONED], uid)
         members.append(Member(kind, record, uid, session.zone, whole=False))
     return members
 
 
 def loaded(
-    session: Session, collection_id: str, entries: Iterable[tuple[str, Member | None]]
+    session: Session,
+    collection_id: str,
+    entries: Iterable[tuple[str, Member | None]],
+    room: Callable[[], int | None] | None = None,
 ) -> Iterator[tuple[str, Member | None]]:
     """`entries` (name or href -> member, or None for one that is no member) with each listed
     member's whole record, read by key LOAD_BATCH at a time as the caller takes them, so an answer
-    holds one batch of records and one cut early reads no further. A member that is no longer what
-    it was listed as (trashed, moved, renamed since) comes as None: gone from that name."""
+    holds one batch of records and one cut early reads no further; `room`: how many more responses
+    the answer takes (a client's DAV:limit; None: no such limit), so a batch reads no more than
+    those and the one the cut stops at. A member that is no longer what it was listed as
+    (trashed, moved, renamed since) comes as None: gone from that name."""
     each = iter(entries)
-    while batch := list(islice(each, LOAD_BATCH)):
+    while batch := list(islice(each, _batch_size(room))):
         listed = [member for _, member in batch if member is not None and not member.whole]
         records = reads.whole(
             session.services.items, session.user_id, collection_id, [(m.kind, m.record) for m in listed]
@@ -132,6 +138,11 @@ def loaded(
                 continue
             record = next(current)
             yield name, None if record is None else Member(member.kind, record, member.parent_uid, member.zone)
+
+
+def _batch_size(room: Callable[[], int | None] | None) -> int:
+    left = None if room is None else room()
+    return LOAD_BATCH if left is None else max(1, min(LOAD_BATCH, left + 1))
 
 
 def whole_members(session: Session, collection_id: str, members: Iterable[Member]) -> Iterator[Member]:

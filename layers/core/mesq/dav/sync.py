@@ -33,7 +33,7 @@ from ..todos.sync.reads import SyncPoint
 from .budget import Answer, gone
 from .errors import DavError
 from .ical_out import zone_mark
-from .members import Member, collection_members, loaded, members_of
+from .members import Member, collection_members, listed_members, loaded, zoned
 from .properties import SYNC_TOKEN_PREFIX, Since, since_of, sync_token
 from .propfind import member_response, needs_record, requested
 from .session import Session
@@ -110,9 +110,9 @@ def _changes(session: Session, collection_id: str, since: Since) -> tuple[Entrie
     changes = reads.changed_since(items, user_id, since.point, session.services.deployment.history_days)
     if changes is None:
         raise _refused("this sync token is too old; sync afresh")
-    present, left = reads.answer(items, user_id, collection_id, changes)
+    present, left = reads.answer(items, user_id, collection_id, changes, derive=zoned)
     entries: Entries = dict.fromkeys(left)
-    entries.update((member.name, member) for member in members_of(present, session))
+    entries.update((member.name, member) for member in listed_members(session, present))
     if since.zone != zone_mark(session.zone):  # the zone changed since: its bodies did
         for member in collection_members(session, collection_id):
             if entries.get(member.name) is None and member.depends_on_zone:
@@ -185,7 +185,8 @@ def sync_collection(session: Session, collection_id: str, root: ET.Element) -> A
     token = sync_token(point, zone)
     last: str | None = None
     ordered = ((name, entries[name]) for name in sorted(entries))
-    for name, member in loaded(session, collection_id, ordered) if needs_record(wanted) else ordered:
+    read = loaded(session, collection_id, ordered, room=answer.responses_left) if needs_record(wanted) else ordered
+    for name, member in read:
         href = session.object_href(collection_id, name)
         if not answer.add(gone(href) if member is None else member_response(session, collection_id, member, wanted)):
             answer.truncated(session.collection_href(collection_id))

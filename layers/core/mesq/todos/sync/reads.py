@@ -15,6 +15,8 @@ reaches the client without it reading everything again).
   is reported gone from where the client saw it. A root task brings its subtasks (trashing a
   task hides them without writing them). None when `since` is too old (older than the kept
   history, or more changes than one answer reads): the client starts over;
+- `answer(items, user_id, collection, changes)`: of those, the collection's members now as a
+  `Listing` (read by key a batch at a time, each kept as `listed`), and the names that left it;
 - `newest_change(items, user_id)`: the newest change id (a collection's CTag).
 
 A point is 17 digits of epoch microseconds (the leading part of change ids), at most MARGIN
@@ -43,7 +45,7 @@ from ...kernel.ports.storage import Item, ItemStore
 from ...kernel.timestamps import utc_now
 from ...store.paging import walk
 from .. import keys
-from .links import INBOX, SYNC_FIELD, RecordKind, by_name, collection_of, default_name, name_of, uid_of
+from .links import INBOX, SYNC_FIELD, RecordKind, by_name, default_name, name_of, uid_of
 
 MARGIN = timedelta(seconds=30)
 #: Change records one sync answer reads; past it the client re-reads the collection instead.
@@ -118,21 +120,24 @@ def listing(
 
 def whole(items: ItemStore, user_id: str, collection: str, members: list[tuple[RecordKind, Item]]) -> list[Item | None]:
     """The whole records of `members` (`listed` records of `collection`), read by key, in order;
-    None for one that is gone, trashed, moved, renamed or re-parented since it was listed (the
-    change that did it reaches a sync client in its next answer)."""
+    None for one that is gone, trashed, moved, renamed or re-parented since it was listed, or a
+    subtask whose task was trashed since (which hides it without writing it; the change that did
+    it reaches a sync client in its next answer). A subtask's task is read with it for that."""
     found: dict[tuple[RecordKind, str], Item] = {}
     for start in range(0, len(members), 100):  # DynamoDB's BatchGetItem reads 100 keys at most
         batch = members[start : start + 100]
-        for item in items.batch_get([keys.key(user_id, kind, str(record["id"])) for kind, record in batch]):
+        wanted = [(kind, str(record["id"])) for kind, record in batch]
+        wanted += [("task", str(record["parentId"])) for _, record in batch if record.get("parentId")]
+        for item in items.batch_get([keys.key(user_id, kind, record_id) for kind, record_id in wanted]):
             kind: RecordKind = "inbox" if str(item["sk"]).startswith(keys.KIND_PREFIX["inbox"]) else "task"
             found[(kind, str(item["id"]))] = keys.record_of(item)
     result: list[Item | None] = []
     for kind, record in members:
         current = found.get((kind, str(record["id"])))
+        parent = found.get(("task", str(record["parentId"]))) if record.get("parentId") else None
         same = (
             current is not None
-            and keys.live(current)
-            and collection_of(kind, current) == collection
+            and is_member(kind, current, collection, parent)
             and current.get("parentId") == record.get("parentId")
             and name_of(current) == name_of(record)
         )
@@ -288,29 +293,42 @@ def _current(
     return found
 
 
+#: Touched records an incremental answer reads by key at a time (DynamoDB's BatchGetItem: 100).
+ANSWER_BATCH = 100
+
+
 def answer(
-    items: ItemStore, user_id: str, collection: str, changes: Changes
-) -> tuple[list[tuple[RecordKind, Item]], set[str]]:
-    """What a sync answer for `collection` holds: the touched records that are its members now,
-    and the names of those that left it (trashed, moved away, an inbox item moved to the board:
-    under the name the client knew, which the board task of the same id carries on)."""
-    records = _current(items, user_id, list(changes.touched))
-    missing = [("task", record_id) for (kind, record_id) in changes.touched if kind == "inbox"]
-    moved = _current(items, user_id, [key for key in missing if key not in records])  # type: ignore[misc]
-    records.update(moved)
-    parent_ids = {str(r["parentId"]) for (k, _), r in records.items() if k == "task" and r.get("parentId")}
-    parents = _current(items, user_id, [("task", p) for p in parent_ids if ("task", p) not in records])
-    parents.update({key: r for key, r in records.items() if key[0] == "task"})
+    items: ItemStore, user_id: str, collection: str, changes: Changes, derive: Derived | None = None
+) -> tuple[Listing, set[str]]:
+    """What a sync answer for `collection` holds: the touched records that are its members now, as
+    `listed` records with their tasks' UIDs (read by key a batch at a time, each batch dropped
+    once listed: up to MAX_CHANGES changes, never their whole records together), and the names
+    of those that left it (trashed, moved away, an inbox item moved to the board: under the name
+    the client knew, which the board task of the same id carries on)."""
     present: list[tuple[RecordKind, Item]] = []
     gone: set[str] = set()
-    for (kind, record_id), collections in changes.touched.items():
-        record = records.get((kind, record_id))
-        parent = parents.get(("task", str(record.get("parentId")))) if record and record.get("parentId") else None
-        if record is not None and is_member(kind, record, collection, parent):
-            present.append((kind, record))
-            continue
-        now_in = None if record is None else (INBOX if kind == "inbox" else record.get("spaceId"))
-        if collection in collections or now_in == collection:
-            known = record or records.get(("task", record_id))
-            gone.add(name_of(known) if known is not None else default_name(record_id))
-    return present, gone
+    #: a subtask's task as read: whether it is live, and its UID (a few bytes each)
+    tasks: dict[str, tuple[bool, str]] = {}
+    touched = list(changes.touched.items())
+    for start in range(0, len(touched), ANSWER_BATCH):
+        batch = touched[start : start + ANSWER_BATCH]
+        records = _current(items, user_id, [key for key, _ in batch])
+        missing = [("task", record_id) for (kind, record_id), _ in batch if kind == "inbox"]
+        records.update(_current(items, user_id, [key for key in missing if key not in records]))  # type: ignore[misc]
+        tasks.update((record_id, (keys.live(r), uid_of(r))) for (k, record_id), r in records.items() if k == "task")
+        parent_ids = {str(r["parentId"]) for (k, _), r in records.items() if k == "task" and r.get("parentId")}
+        for (_, task_id), task in _current(items, user_id, [("task", p) for p in parent_ids - set(tasks)]).items():
+            tasks[task_id] = (keys.live(task), uid_of(task))
+        for (kind, record_id), collections in batch:
+            record = records.get((kind, record_id))
+            parent_id = str(record.get("parentId")) if record and record.get("parentId") else None
+            parent = {"id": parent_id} if parent_id and tasks.get(parent_id, (False, ""))[0] else None
+            if record is not None and is_member(kind, record, collection, parent):
+                present.append((kind, listed(record, derive)))
+                continue
+            now_in = None if record is None else (INBOX if kind == "inbox" else record.get("spaceId"))
+            if collection in collections or now_in == collection:
+                known = record or records.get(("task", record_id))
+                gone.add(name_of(known) if known is not None else default_name(record_id))
+    parents = {str(r["parentId"]) for kind, r in present if kind == "task" and r.get("parentId")}
+    return Listing(present, {p: tasks[p][1] for p in parents if p in tasks}), gone
