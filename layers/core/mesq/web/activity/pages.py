@@ -504,6 +504,7 @@ async def undo_submit(page: Page) -> Response:
 _RESTORABLE = {
     "memo": ("update_memo", "id", ("content", "pinned", "resources")),
     "task": ("update_todo_task", "id", ("title", "notes", "priority", "tags", "due", "timezone", "recurrence")),
+    "inbox": ("update_todo_inbox_item", "id", ("title", "notes", "priority", "tags", "due", "timezone")),
 }
 #: A restore refused because the record changed after the page showed it: nothing was written.
 _CHANGED_SINCE = N_(
@@ -519,6 +520,7 @@ _BACK_NOT_RESTORED = N_(
 _IN_TRASH = {
     "memo": N_("Nothing was restored: this memo is in the trash. Restore it from the trash first."),
     "task": N_("Nothing was restored: this task is in the trash. Restore it from the todo trash first."),
+    "inbox": N_("Nothing was restored: this inbox item is in the trash. Restore it from the todo trash first."),
 }
 
 
@@ -634,6 +636,10 @@ async def restore_submit(page: Page) -> Response:
         return page.redirect_with_flash(_back(page), page.gettext(_CHANGED_SINCE))
     except Conflict:  # in the trash (update_memo and update_todo_task refuse a trashed record)
         return page.redirect_with_flash(_back(page), page.gettext(_IN_TRASH[kind]))
+    except NotFound:  # update_todo_inbox_item does not find a trashed item: its newest change says where it is
+        if kind == "inbox" and changes[0]["action"] == "trash":
+            return page.redirect_with_flash(_back(page), page.gettext(_IN_TRASH[kind]))
+        raise
     if untrashed:
         return page.redirect_with_flash(_back(page), page.gettext("Version restored; the memo is back from the trash."))
     return page.redirect_with_flash(_back(page), page.gettext("Version restored."))
