@@ -436,11 +436,11 @@ def test_a_task_history_panel_shows_its_subtasks_changes_among_its_own(
     agent("delete_todo_subtask", id=van["id"], expectedRevision=van["revision"])
     expected = {
         "zh-CN": ["把子任务“租货车”移到了回收站", "重新打开了子任务“打包”", "把子任务“租车”重命名为“租货车”",
-                  "新建了子任务“租车”", "完成了子任务“打包”", "编辑了任务“搬家”", "新建了子任务“打包”",
+                  "添加了子任务“租车”", "完成了子任务“打包”", "编辑了任务“搬家”", "添加了子任务“打包”",
                   "新建了任务“搬家”"],
         "en": ["moved the subtask “租货车” to the trash", "reopened the subtask “打包”",
-               "renamed the subtask “租车” to “租货车”", "created the subtask “租车”", "completed the subtask “打包”",
-               "edited the task “搬家”", "created the subtask “打包”", "created the task “搬家”"],
+               "renamed the subtask “租车” to “租货车”", "added the subtask “租车”", "completed the subtask “打包”",
+               "edited the task “搬家”", "added the subtask “打包”", "created the task “搬家”"],
     }  # fmt: skip
     for language, sentences in expected.items():
         html = person.get(f"/todos/tasks/{task['id']}", headers={"Accept-Language": language}).text
@@ -451,3 +451,6 @@ def test_a_task_history_panel_shows_its_subtasks_changes_among_its_own(
         assert len(whos) == len(sentences) and all("Claude Desktop" in who for who in whos), whos
         # one Restore per older version of the task itself (its creation), none on a subtask's line
         assert panel.count('name="changeId"') == 1, panel
+    # /activity's summary of the session says the subtasks were added, as the task page's button does
+    for language, added in (("zh-CN", "添加了 2 个子任务"), ("en", "added 2 subtasks")):
+        assert added in shown_text(person.get("/activity", headers={"Accept-Language": language}).text), language

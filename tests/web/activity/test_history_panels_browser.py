@@ -21,10 +21,10 @@ from .test_activity_browser import ALL, USER, _ok, _rest
 expect = playwright_sync.expect
 #: What each page's panel says first (newest first), by language.
 TASK_LINES = {
-    "zh-CN": ["把子任务“租货车”移到了回收站", "把子任务“租车”重命名为“租货车”", "新建了子任务“租车”",
-              "完成了子任务“打包”", "新建了子任务“打包”", "新建了任务“搬家”"],
+    "zh-CN": ["把子任务“租货车”移到了回收站", "把子任务“租车”重命名为“租货车”", "添加了子任务“租车”",
+              "完成了子任务“打包”", "添加了子任务“打包”", "新建了任务“搬家”"],
     "en-US": ["moved the subtask “租货车” to the trash", "renamed the subtask “租车” to “租货车”",
-              "created the subtask “租车”", "completed the subtask “打包”", "created the subtask “打包”",
+              "added the subtask “租车”", "completed the subtask “打包”", "added the subtask “打包”",
               "created the task “搬家”"],
 }  # fmt: skip
 ITEM_LINES = {"zh-CN": ["编辑了收件箱条目“取快递”", "新建了收件箱条目“拿快递”"],
