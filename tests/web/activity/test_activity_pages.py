@@ -414,3 +414,43 @@ def test_a_redo_in_a_history_panel_is_marked_redo_not_undo(services: Services, b
 
 def _newest(call: Any, record_id: str) -> list[str]:
     return [call("list_changes", recordId=record_id, limit=1)["changes"][0]["id"]]
+
+
+def test_a_task_history_panel_shows_its_subtasks_changes_among_its_own(
+    services: Services, browser: Callable[..., Browser]
+):
+    """An agent adds two subtasks to a task, completes, renames, reopens and deletes them between
+    edits of the task itself. The task page's History panel listed only the task's own changes:
+    the subtasks' were at /activity/history/<subtaskId> alone. Now they are there, newest first
+    by time among the task's own, in the words /activity uses, with their Undo / undone badges,
+    and only the task's own older versions offer "Restore this version"."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = agent("create_todo_task", title="搬家")["task"]
+    box = agent("create_todo_subtask", taskId=task["id"], title="打包")["subtask"]
+    agent("update_todo_task", id=task["id"], expectedRevision=task["revision"], notes="周六")
+    box = agent("complete_todo_subtask", id=box["id"], expectedRevision=box["revision"])["subtask"]
+    van = agent("create_todo_subtask", taskId=task["id"], title="租车")["subtask"]
+    van = agent("update_todo_subtask", id=van["id"], expectedRevision=van["revision"], title="租货车")["subtask"]
+    agent("reopen_todo_subtask", id=box["id"], expectedRevision=box["revision"])
+    agent("delete_todo_subtask", id=van["id"], expectedRevision=van["revision"])
+    expected = {
+        "zh-CN": ["把子任务“租货车”移到了回收站", "重新打开了子任务“打包”", "把子任务“租车”重命名为“租货车”",
+                  "添加了子任务“租车”", "完成了子任务“打包”", "编辑了任务“搬家”", "添加了子任务“打包”",
+                  "新建了任务“搬家”"],
+        "en": ["moved the subtask “租货车” to the trash", "reopened the subtask “打包”",
+               "renamed the subtask “租车” to “租货车”", "added the subtask “租车”", "completed the subtask “打包”",
+               "edited the task “搬家”", "added the subtask “打包”", "created the task “搬家”"],
+    }  # fmt: skip
+    for language, sentences in expected.items():
+        html = person.get(f"/todos/tasks/{task['id']}", headers={"Accept-Language": language}).text
+        panel = html[html.index('class="card history-panel"') :].split("</section>")[0]
+        says = [shown_text(part.split("</p>")[0]) for part in panel.split('class="version-says">')[1:]]
+        assert [said.replace("“ ", "“").replace(" ”", "”") for said in says] == sentences, says
+        whos = [shown_text(part.split("</p>")[0]) for part in panel.split('class="version-who"')[1:]]
+        assert len(whos) == len(sentences) and all("Claude Desktop" in who for who in whos), whos
+        # one Restore per older version of the task itself (its creation), none on a subtask's line
+        assert panel.count('name="changeId"') == 1, panel
+    # /activity's summary of the session says the subtasks were added, as the task page's button does
+    for language, added in (("zh-CN", "添加了 2 个子任务"), ("en", "added 2 subtasks")):
+        assert added in shown_text(person.get("/activity", headers={"Accept-Language": language}).text), language

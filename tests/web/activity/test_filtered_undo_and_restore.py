@@ -205,3 +205,38 @@ def test_activity_links_to_a_trashed_task_or_a_moved_inbox_item_lead_somewhere(
     assert moved.status_code == 303 and moved.headers["location"] == f"/todos/tasks/{item['id']}"
     unknown = person.get("/todos/tasks/no-such-task", headers=ZH)
     assert unknown.status_code == 404 and "它已不在看板上" not in shown_text(unknown.text)
+
+
+def test_an_inbox_item_page_has_the_history_panel_and_restores_from_it(
+    services: Services, browser: Callable[..., Browser]
+):
+    """The memo and task pages have a History panel; the inbox item page had none, so an agent's
+    edit of an inbox item could be seen and taken back only through /activity. Its page now shows
+    the same panel in the page's language, and "Restore this version" comes back to it with the
+    version restored; an item in the trash is left there and the notice says so."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    item = agent("create_todo_inbox_item", title="买牛奶")["item"]
+    agent("update_todo_inbox_item", id=item["id"], expectedRevision=1, title="买酸奶", priority="high")
+    page = f"/todos/inbox/{item['id']}"
+    for headers, sentences in (
+        (ZH, ["编辑了收件箱条目“买酸奶”", "新建了收件箱条目“买牛奶”"]),
+        (EN, ["edited the inbox item “买酸奶”", "created the inbox item “买牛奶”"]),
+    ):
+        html = person.get(page, headers=headers).text
+        panel = html[html.index('class="card history-panel"') :].split("</section>")[0]
+        says = [shown_text(part.split("</p>")[0]) for part in panel.split('class="version-says">')[1:]]
+        assert [said.replace("“ ", "“").replace(" ”", "”") for said in says] == sentences, says
+    first_version = _forms(person.get(page, headers=ZH).text, "/activity/restore")[-1]
+    answer = person.post("/activity/restore", _as_form(first_version), headers=ZH)
+    assert answer.status_code == 303 and answer.headers["location"] == page, answer.headers
+    assert _flash(person, answer, ZH) == "已恢复此版本。"
+    back = agent("get_todo_inbox_item", id=item["id"])["item"]
+    assert (back["title"], back["priority"]) == ("买牛奶", "none")
+    agent("delete_todo_inbox_item", id=item["id"], expectedRevision=back["revision"])
+    for headers, refused in (
+        (ZH, "没有恢复任何内容：这个收件箱条目在回收站中。请先在待办回收站恢复它。"),
+        (EN, "Nothing was restored: this inbox item is in the trash. Restore it from the todo trash first."),
+    ):
+        older = _forms(person.get(f"/activity/history/{item['id']}", headers=headers).text, "/activity/restore")[-1]
+        assert _flash(person, person.post("/activity/restore", _as_form(older), headers=headers), headers) == refused

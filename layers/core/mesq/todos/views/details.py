@@ -59,6 +59,8 @@ def task_details(
     }
     if include_context:
         data.update(_context(board, task))
+        trashed = (t for t in board.tasks if t.get("parentId") == task_id and not is_live(t))
+        data["trashedSubtaskIds"] = [str(t["id"]) for t in sorted(trashed, key=order_key)]
     what = f"task {task_id} with {len(subtasks)} subtasks" + (" and context" if include_context else "")
     return with_notes_page(
         data,

@@ -145,7 +145,8 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     include_context = args.get("includeContext", False)
     board = replace(
         board_of(state, records=False),
-        tasks=[task, *state.subtasks_of(task["id"])],
+        # the trashed ones too (the same index read): the context names them for the History panel
+        tasks=[task, *state.subtasks_of(task["id"], include_deleted=include_context)],
         inbox_items=state.live_inbox() if include_context else [],
     )
     return task_details(

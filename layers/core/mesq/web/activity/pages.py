@@ -14,6 +14,7 @@ cannot make these pages say anything, and no value from the URL is shown.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -503,6 +504,7 @@ async def undo_submit(page: Page) -> Response:
 _RESTORABLE = {
     "memo": ("update_memo", "id", ("content", "pinned", "resources")),
     "task": ("update_todo_task", "id", ("title", "notes", "priority", "tags", "due", "timezone", "recurrence")),
+    "inbox": ("update_todo_inbox_item", "id", ("title", "notes", "priority", "tags", "due", "timezone")),
 }
 #: A restore refused because the record changed after the page showed it: nothing was written.
 _CHANGED_SINCE = N_(
@@ -518,31 +520,49 @@ _BACK_NOT_RESTORED = N_(
 _IN_TRASH = {
     "memo": N_("Nothing was restored: this memo is in the trash. Restore it from the trash first."),
     "task": N_("Nothing was restored: this task is in the trash. Restore it from the todo trash first."),
+    "inbox": N_("Nothing was restored: this inbox item is in the trash. Restore it from the todo trash first."),
 }
 
 
-async def history_of(page: Page, record_id: str, memo: dict[str, Any] | None = None) -> dict[str, Any]:
+async def history_of(
+    page: Page, record_id: str, memo: dict[str, Any] | None = None, subtask_ids: Sequence[str] = ()
+) -> dict[str, Any]:
     """The History panel of one record: its versions newest first (one per change), each in words;
     `revision`, the record's revision as shown (its newest version), which a restore sends back;
-    `inTrash` for a memo in the trash (`memo`: the memo when the caller has read it)."""
+    `inTrash` for a memo in the trash (`memo`: the memo when the caller has read it). A task's
+    panel (`subtask_ids`: its subtasks, at most model.MAX_SUBTASKS) has its subtasks' changes
+    among its own by time: each subtask's newest READ_SIZE read by record, merged, the newest
+    READ_SIZE of all shown; only the record's own versions restore."""
     data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
-    changes = data["changes"]
-    kind = changes[0]["record"]["kind"] if changes else None
+    own = data["changes"]
+    kind = own[0]["record"]["kind"] if own else None
     if kind == "memo" and memo is None:
         memo = (await page.invoke("get_memo", {"id": record_id}))["memo"]
+    older = await _older_than(page, record_id, data)
+    theirs: list[dict[str, Any]] = []
+    for subtask_id in subtask_ids:
+        read = await page.invoke("list_changes", {"recordId": subtask_id, "limit": READ_SIZE})
+        theirs += read["changes"]
+        older = older or read.get("nextCursor") is not None
+    merged = sorted([*own, *theirs], key=lambda change: change["id"], reverse=True)
+    changes, older = merged[:READ_SIZE], older or len(merged) > READ_SIZE
     names = await names_for(page, changes)
     zone, now, say = page.time_zone, _now(page), page.translator
     lines = await run_sync(lambda: [line(change, names, zone, now, say) for change in changes])
     by_id = {change["id"]: change for change in changes}
+    newest_own = own[0]["id"] if own else None
     # a change that undoes an undo's entry is a redo (as /activity marks its group), not an "Undo"
     versions = [{"line": shown, "who": actor_name(shown.change["actor"], say),
-                 "redo": is_undo(by_id.get(str(shown.change.get("undoes")), {}))} for shown in lines]  # fmt: skip
-    title = next((title_of(change, names) for change in changes if title_of(change, names)), "")
+                 "redo": is_undo(by_id.get(str(shown.change.get("undoes")), {})),
+                 "restorable": kind in _RESTORABLE and shown.change["record"]["id"] == record_id
+                 and shown.change["id"] != newest_own and bool(shown.change["revisions"].get("after"))}
+                for shown in lines]  # fmt: skip
+    title = next((title_of(change, names) for change in own if title_of(change, names)), "")
     return {"recordId": record_id, "versions": versions, "restorable": kind in _RESTORABLE, "title": title,
-            "revision": changes[0]["revisions"]["after"] if changes else None,
+            "revision": own[0]["revisions"]["after"] if own else None,
             "inTrash": kind == "memo" and memo is not None and memo["status"] == "DELETED",
             "olderDropped": any(change.get("olderDropped") for change in changes),
-            "olderNotListed": await _older_than(page, record_id, data)}  # fmt: skip
+            "olderNotListed": older}  # fmt: skip
 
 
 async def _older_than(page: Page, record_id: str, data: dict[str, Any]) -> bool:
@@ -616,6 +636,10 @@ async def restore_submit(page: Page) -> Response:
         return page.redirect_with_flash(_back(page), page.gettext(_CHANGED_SINCE))
     except Conflict:  # in the trash (update_memo and update_todo_task refuse a trashed record)
         return page.redirect_with_flash(_back(page), page.gettext(_IN_TRASH[kind]))
+    except NotFound:  # update_todo_inbox_item does not find a trashed item: its newest change says where it is
+        if kind == "inbox" and changes[0]["action"] == "trash":
+            return page.redirect_with_flash(_back(page), page.gettext(_IN_TRASH[kind]))
+        raise
     if untrashed:
         return page.redirect_with_flash(_back(page), page.gettext("Version restored; the memo is back from the trash."))
     return page.redirect_with_flash(_back(page), page.gettext("Version restored."))

@@ -150,7 +150,7 @@ def nothing_since(name: str, say: Translator, *, done: bool = False) -> str:
 
 #: A record after its change was undone, by the act undone ("back from the trash").
 _AFTER_UNDO = {
-    "create": N_("moved to the trash"), "edit": N_("its earlier version is back"),
+    "create": N_("moved to the trash"), "add": N_("moved to the trash"), "edit": N_("its earlier version is back"),
     "rename": N_("its earlier name is back"), "move_column": N_("back in its column"),
     "move_space": N_("back in its space"), "reorder": N_("back in its place"), "complete": N_("open again"),
     "reopen": N_("done again"), "pin": N_("no longer pinned"), "unpin": N_("pinned again"),

@@ -52,6 +52,7 @@ _COUNTED = {
 #: Each act's sentence around the record (`thing`); the summary's where it differs (no from/to).
 _SAID = {
     "create": N_("created %(thing)s"),
+    "add": N_("added %(thing)s"),
     "edit": N_("edited %(thing)s"),
     "rename": N_("renamed %(thing)s to “%(to)s”"),
     "move_column": N_("moved %(thing)s from “%(from)s” to “%(to)s”"),
@@ -78,6 +79,7 @@ _SAID = {
 #: (zh: 编辑了 30 条笔记, where the record's sentence reads 编辑了笔记“周报”).
 _SUMMED = {
     "create": NC_("a count of records", "created %(thing)s"),
+    "add": NC_("a count of records", "added %(thing)s"),
     "edit": NC_("a count of records", "edited %(thing)s"),
     "rename": NC_("a count of records", "renamed %(thing)s"),
     "move_column": NC_("a count of records", "moved %(thing)s"),
@@ -121,6 +123,8 @@ def act_of(change: dict[str, Any]) -> str:
         return "remove" if kind in _NO_TRASH else "delete"
     if action == "create" and kind in _NO_TRASH and change.get("undoes"):
         return "bring_back"  # a space an undo removed, put back by a redo (with its columns)
+    if action == "create" and kind == "subtask":
+        return "add"  # a subtask is added to its task, as the task page's button says
     if action in ("create", "trash", "restore"):
         return str(action)
     before = change.get("before") or {}
@@ -452,7 +456,7 @@ def _created(change: dict[str, Any], names: Names, zone: str, now: datetime, say
 def details(change: dict[str, Any], act: str, names: Names, zone: str, now: datetime, say: Translator) -> list[Detail]:
     if change.get("afterOmitted"):
         return [Detail(say.gettext("Change"), note=say.gettext("Too large to keep; the record itself has it."))]
-    if act == "create":
+    if act in ("create", "add"):
         found = _created(change, names, zone, now, say)
     elif act in ("trash", "restore", "delete", "remove", "bring_back", "to_board", "recolour"):
         found = []

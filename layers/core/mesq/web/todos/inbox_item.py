@@ -1,6 +1,7 @@
 """An inbox item's page (`/todos/inbox/{id}`), opened from the inbox list like a task: its title,
 notes, priority, tags and due (date, optional time, zone) saved with update_todo_inbox_item, and
-its subtasks (add, tick, delete; htmx swaps just that list) with the inbox subtask operations.
+its subtasks (add, tick, delete; htmx swaps just that list) with the inbox subtask operations,
+and its History panel (the task page's, `activity/_history_panel.html`).
 The form fields are the task page's (`fields.py`); an inbox item has no recurrence or reminders
 here (it gets them once filed to the board). Inbox subtasks carry no revision of their own: each
 write sends the item's (`parentRevision`), and a refused one shows the list as it is now.
@@ -14,7 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
-from ..activity.pages import gone_record_page
+from ..activity.pages import gone_record_page, history_of
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
@@ -66,6 +67,7 @@ async def render_item(
     shown = form_of_task(item, page_zone(page))
     return page.render(
         "todos/inbox_item.html",
+        history=await history_of(page, item["id"]),
         status=status,
         nav="todos",
         item=item,

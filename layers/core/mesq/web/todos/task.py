@@ -94,6 +94,11 @@ async def read_task(page: Page, task_id: str, *, include_context: bool = False) 
     raise Conflict("the task kept changing while its notes were read; reload the page")
 
 
+def _subtask_ids(detail: dict[str, Any]) -> list[str]:
+    """The task's subtasks, live and in the trash: the History panel has their changes too."""
+    return [subtask["id"] for subtask in detail["subtasks"]] + list(detail.get("trashedSubtaskIds", []))
+
+
 async def render_task(
     page: Page,
     *,
@@ -114,7 +119,7 @@ async def render_task(
     shown = form_of_task(task, page_zone(page))
     return page.render(
         "todos/task.html",
-        history=await history_of(page, task["id"]),
+        history=await history_of(page, task["id"], subtask_ids=_subtask_ids(detail)),
         status=status,
         nav="todos",
         task=task,
