@@ -454,3 +454,23 @@ def test_a_task_history_panel_shows_its_subtasks_changes_among_its_own(
     # /activity's summary of the session says the subtasks were added, as the task page's button does
     for language, added in (("zh-CN", "添加了 2 个子任务"), ("en", "added 2 subtasks")):
         assert added in shown_text(person.get("/activity", headers={"Accept-Language": language}).text), language
+
+
+def test_a_task_history_panel_reads_every_subtask_past_one_round_of_reads(
+    services: Services, browser: Callable[..., Browser]
+):
+    """The panel reads its subtasks' histories a few at a time (pages.SUBTASK_READS_AT_ONCE): a
+    task with more subtasks than one round shows each one's change, none twice."""
+    from mesq.web.activity.pages import SUBTASK_READS_AT_ONCE
+
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = agent("create_todo_task", title="年货")["task"]
+    titles = [f"买第{n}样" for n in range(2 * SUBTASK_READS_AT_ONCE + 3)]
+    for title in titles:
+        agent("create_todo_subtask", taskId=task["id"], title=title)
+    html = person.get(f"/todos/tasks/{task['id']}", headers={"Accept-Language": "zh-CN"}).text
+    panel = html[html.index('class="card history-panel"') :].split("</section>")[0]
+    says = [shown_text(part.split("</p>")[0]) for part in panel.split('class="version-says">')[1:]]
+    added = [said.replace("“ ", "“").replace(" ”", "”") for said in says if said.startswith("添加了子任务")]
+    assert added == [f"添加了子任务“{title}”" for title in reversed(titles)], says

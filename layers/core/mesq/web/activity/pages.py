@@ -13,6 +13,7 @@ cannot make these pages say anything, and no value from the URL is shown.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -524,6 +525,11 @@ _IN_TRASH = {
 }
 
 
+#: Subtask histories a task's panel reads at once (each a by-record query in a worker thread): a
+#: task with 50 subtasks waited for 51 queries one after another, some 0.4 s on DynamoDB.
+SUBTASK_READS_AT_ONCE = 8
+
+
 async def history_of(
     page: Page, record_id: str, memo: dict[str, Any] | None = None, subtask_ids: Sequence[str] = ()
 ) -> dict[str, Any]:
@@ -540,10 +546,14 @@ async def history_of(
         memo = (await page.invoke("get_memo", {"id": record_id}))["memo"]
     older = await _older_than(page, record_id, data)
     theirs: list[dict[str, Any]] = []
-    for subtask_id in subtask_ids:
-        read = await page.invoke("list_changes", {"recordId": subtask_id, "limit": READ_SIZE})
-        theirs += read["changes"]
-        older = older or read.get("nextCursor") is not None
+    for start in range(0, len(subtask_ids), SUBTASK_READS_AT_ONCE):
+        reads = await asyncio.gather(*(
+            page.invoke("list_changes", {"recordId": subtask_id, "limit": READ_SIZE})
+            for subtask_id in subtask_ids[start : start + SUBTASK_READS_AT_ONCE]
+        ))  # fmt: skip
+        for read in reads:
+            theirs += read["changes"]
+            older = older or read.get("nextCursor") is not None
     merged = sorted([*own, *theirs], key=lambda change: change["id"], reverse=True)
     changes, older = merged[:READ_SIZE], older or len(merged) > READ_SIZE
     names = await names_for(page, changes)
