@@ -111,3 +111,32 @@ def test_a_history_panel_past_its_newest_versions_says_the_older_ones_are_elsewh
         exactly = agent("update_memo", id=exactly["id"], expectedRevision=n, content=f"第 {n} 版")["memo"]
     page = person.get(f"/activity/history/{exactly['id']}", headers=ZH).text
     assert page.count('<li class="version') == 100 and "更早的版本不在这里" not in shown_text(page)
+
+
+def test_a_task_panel_cut_by_its_subtasks_changes_says_where_they_are(
+    services: Services, browser: Callable[..., Browser]
+):
+    """A task whose subtask was renamed past the panel's newest 100 changes: the panel says that
+    older changes of its subtasks are in Activity (the task's own record page there lists the
+    task's changes only, so "this record in Activity has all of them" alone was not true of
+    them). With exactly 100 changes in all nothing is said to be older."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = agent("create_todo_task", title="装修")["task"]
+    subtask = agent("create_todo_subtask", taskId=task["id"], title="第 0 版")["subtask"]
+    for n in range(1, 99):  # the subtask's 99 changes and the task's one: 100, all listed
+        subtask = agent("update_todo_subtask", id=subtask["id"], expectedRevision=subtask["revision"],
+                        title=f"第 {n} 版")["subtask"]  # fmt: skip
+    page = person.get(f"/todos/tasks/{task['id']}", headers=ZH).text
+    panel = page[page.index('class="card history-panel"') : page.index("</section>", page.index("history-panel"))]
+    assert panel.count('<li class="version') == 100 and "更早" not in panel
+    for n in range(99, EDITS):
+        subtask = agent("update_todo_subtask", id=subtask["id"], expectedRevision=subtask["revision"],
+                        title=f"第 {n} 版")["subtask"]  # fmt: skip
+    for headers, said in (
+        (ZH, "子任务更早的改动不在这里列出：在动态中可以看到全部改动。"),
+        (EN, "Older changes of its subtasks are not listed here: Activity has all of them."),
+    ):
+        page = person.get(f"/todos/tasks/{task['id']}", headers=headers).text
+        panel = page[page.index('class="card history-panel"') : page.index("</section>", page.index("history-panel"))]
+        assert panel.count('<li class="version') == 100 and f'<p class="muted">{said}</p>' in panel, panel[-500:]

@@ -546,16 +546,20 @@ async def history_of(
         memo = (await page.invoke("get_memo", {"id": record_id}))["memo"]
     older = await _older_than(page, record_id, data)
     theirs: list[dict[str, Any]] = []
+    subtasks_older = False
     for start in range(0, len(subtask_ids), SUBTASK_READS_AT_ONCE):
         reads = await asyncio.gather(*(
             page.invoke("list_changes", {"recordId": subtask_id, "limit": READ_SIZE})
             for subtask_id in subtask_ids[start : start + SUBTASK_READS_AT_ONCE]
         ))  # fmt: skip
-        for read in reads:
+        for subtask_id, read in zip(subtask_ids[start : start + SUBTASK_READS_AT_ONCE], reads, strict=True):
             theirs += read["changes"]
-            older = older or read.get("nextCursor") is not None
+            subtasks_older = subtasks_older or await _older_than(page, subtask_id, read)
     merged = sorted([*own, *theirs], key=lambda change: change["id"], reverse=True)
-    changes, older = merged[:READ_SIZE], older or len(merged) > READ_SIZE
+    changes = merged[:READ_SIZE]
+    # Activity's page of the record has the task's own older versions, not its subtasks': say which.
+    subtasks_older = subtasks_older or any(change["record"]["id"] != record_id for change in merged[READ_SIZE:])
+    older = older or any(change["record"]["id"] == record_id for change in merged[READ_SIZE:])
     names = await names_for(page, changes)
     zone, now, say = page.time_zone, _now(page), page.translator
     lines = await run_sync(lambda: [line(change, names, zone, now, say) for change in changes])
@@ -572,7 +576,7 @@ async def history_of(
             "revision": own[0]["revisions"]["after"] if own else None,
             "inTrash": kind == "memo" and memo is not None and memo["status"] == "DELETED",
             "olderDropped": any(change.get("olderDropped") for change in changes),
-            "olderNotListed": older}  # fmt: skip
+            "olderNotListed": older, "subtasksOlderNotListed": subtasks_older}  # fmt: skip
 
 
 async def _older_than(page: Page, record_id: str, data: dict[str, Any]) -> bool:
