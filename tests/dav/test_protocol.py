@@ -88,6 +88,25 @@ def test_put_get_and_etags_follow_the_revision(dav: Dav) -> None:
     assert dav.put("first.ics", vtodo("other-uid", summary="x")).status_code == 400  # a UID never changes
 
 
+def test_if_none_match_with_etags_refuses_a_put_over_one_of_them(dav: Dav) -> None:
+    """RFC 7232 3.2: `If-None-Match` with ETags (not `*`) fails when one of them (weakly compared)
+    is the task's now: a PUT meant only for a task that changed since the client's copy must not
+    write over that copy. It was ignored and the PUT written. Another ETag, or none of the task's,
+    lets the write through; a PUT naming a task that is not there creates it."""
+    made = dav.put("cond.ics", vtodo("cond", summary="Call mum"), If_None_Match="*")
+    current = made.headers["etag"]
+    for header in (current, f'"nope", {current}', "W/" + current):
+        refused = dav.put("cond.ics", vtodo("cond", summary="Overwritten"), If_None_Match=header)
+        assert refused.status_code == 412, (header, refused.text)
+        assert "SUMMARY:Call mum" in dav.get("cond.ics").text
+    passed = dav.put("cond.ics", vtodo("cond", summary="Call mum at 8"), If_None_Match='"an-older-copy"')
+    assert passed.status_code == 204 and "SUMMARY:Call mum at 8" in dav.get("cond.ics").text
+    both = dav.put("cond.ics", vtodo("cond", summary="Both"), If_Match=current, If_None_Match='"x"')
+    assert both.status_code == 412  # If-Match first: the copy it names is stale
+    created = dav.put("new-cond.ics", vtodo("new-cond", summary="New"), If_None_Match='"an-etag"')
+    assert created.status_code == 201
+
+
 def test_calendar_query_filters_completed_and_time_range(dav: Dav) -> None:
     dav.put("open.ics", vtodo("open", "DUE:20261215T020000Z", summary="Open"))
     dav.put("done.ics", vtodo("done", "STATUS:COMPLETED", "COMPLETED:20261201T100000Z", summary="Done"))

@@ -78,24 +78,30 @@ def get(session: Session, target: Target, *, head: bool = False) -> Response:
 def _preconditions(
     session: Session, if_match: str | None, if_none_match: str | None, current: tuple[links.RecordKind, Item] | None
 ) -> dict[str, Any]:
-    """`expectedRevision` / `mustBeNew` from the conditional headers (412 when they already fail).
-    If-Match names the ETag the task has now: its revision, and the zone a body written in the
-    user's zone was in (the client's copy of such a task is stale once the zone changed)."""
-    if if_none_match is not None and if_none_match.strip() == "*":
+    """`expectedRevision` / `mustBeNew` from the conditional headers (412 when they already fail),
+    If-Match first, then If-None-Match (RFC 7232 §6). If-Match names the ETag the task has now:
+    its revision, and the zone a body written in the user's zone was in (the client's copy of such
+    a task is stale once the zone changed). If-None-Match `*` asks for a new task; a list of ETags
+    fails when one of them is the task's now (weak comparison, RFC 7232 §3.2), else the write is
+    held to the revision they were compared with."""
+    none_match = [part.strip() for part in if_none_match.split(",") if part.strip()] if if_none_match else []
+    if "*" in none_match:
         if current is not None:
             raise DavError(412, "If-None-Match: * but the task exists")
         return {"mustBeNew": True}
-    if if_match is None:
+    if if_match is None and not none_match:
         return {}
     if current is None:
-        raise DavError(412, "If-Match names a task that does not exist (any more)")
+        if if_match is not None:
+            raise DavError(412, "If-Match names a task that does not exist (any more)")
+        return {}  # no task: none of the listed ETags is its
     record = current[1]
-    wanted = [part.strip() for part in if_match.split(",")]
-    if "*" in wanted:
-        return {"expectedRevision": int(record["revision"])}
     now = etag(record, _parent_uid(session, record), session.zone)
-    if not any(names_etag(part, now) for part in wanted):
+    wanted = [part.strip() for part in if_match.split(",")] if if_match is not None else ["*"]
+    if "*" not in wanted and not any(names_etag(part, now) for part in wanted):
         raise DavError(412, f"the task changed since (its ETag is now {now}); nothing was written")
+    if any(names_etag(part.removeprefix("W/"), now) for part in none_match):
+        raise DavError(412, f"If-None-Match names the task's ETag now ({now}); nothing was written")
     return {"expectedRevision": int(record["revision"])}
 
 
