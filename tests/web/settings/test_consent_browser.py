@@ -49,6 +49,15 @@ def _on_consent_page(page: playwright_sync.Page, base: str, username: str, state
     return handed
 
 
+def _wait_for_hand_over(page: playwright_sync.Page, handed: list[str]) -> None:
+    """The hand-over to the app (`location.assign` of its callback) follows the page's words: wait
+    up to 5 s for the browser to make it."""
+    for _ in range(50):
+        if handed:
+            return
+        page.wait_for_timeout(100)
+
+
 def _sign_out_elsewhere(page: playwright_sync.Page, base: str) -> playwright_sync.Page:
     """Another tab of the same browser signs out; returns that tab, on the sign-in page."""
     other_tab = page.context.new_page()
@@ -80,6 +89,7 @@ def test_consent_for_a_native_app_says_what_happened_in_the_pages_language(tmp_p
             expect(status).to_contain_text("已允许")
             expect(status).to_contain_text("cursor://anysphere.cursor-mcp")
             expect(page.locator("#consent")).to_be_hidden()
+            _wait_for_hand_over(page, handed)
             assert handed and "code=" in handed[0] and "state=st-zh" in handed[0]
 
         with chromium_page(locale="en-US", extra_http_headers={"Accept-Language": "en-US"}) as page:
@@ -120,6 +130,7 @@ def test_a_consent_tab_whose_session_ended_signs_in_and_comes_back(tmp_path) -> 
             page.wait_for_url(consent_url)
             page.get_by_role("button", name="允许").click()
             expect(page.locator("#consent-done")).to_contain_text("已允许")
+            _wait_for_hand_over(page, handed)
             assert handed and "code=" in handed[0] and "state=st-stale" in handed[0]
     finally:
         stop_server(live)
@@ -171,10 +182,7 @@ def test_a_consent_tab_whose_form_went_stale_reloads_once_and_lets_the_person_ch
             expect(page.locator("#consent-reloaded")).to_be_hidden()  # the note is for the one reload it made
             page.get_by_role("button", name="允许").click()
             expect(page.locator("#consent-done")).to_contain_text("已允许")
-            for _ in range(50):  # the hand-over to the app follows the page's words
-                if handed:
-                    break
-                page.wait_for_timeout(100)
+            _wait_for_hand_over(page, handed)
             assert len(handed) == 1 and "code=" in handed[0] and "state=st-again" in handed[0]
     finally:
         stop_server(live)
