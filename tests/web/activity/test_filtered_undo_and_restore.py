@@ -240,3 +240,31 @@ def test_an_inbox_item_page_has_the_history_panel_and_restores_from_it(
     ):
         older = _forms(person.get(f"/activity/history/{item['id']}", headers=headers).text, "/activity/restore")[-1]
         assert _flash(person, person.post("/activity/restore", _as_form(older), headers=headers), headers) == refused
+
+
+def test_a_task_moved_from_the_inbox_restores_its_versions_on_the_task(
+    services: Services, browser: Callable[..., Browser]
+):
+    """An inbox item moved to the board keeps its id as a task, and its history goes on: the
+    move's change (the inbox item's removal) is its newest, with no revision after it. The panel
+    posted that missing revision ('None') with every "Restore this version", so each answered
+    'the form is incomplete or out of date; reload the page' however often it was reloaded, and a
+    restore read the record as the inbox item it no longer is. The task's revision is posted now,
+    and a version from its inbox days is put back on the task; a task deleted for good offers none."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    item = agent("create_todo_inbox_item", title="买牛奶")["item"]
+    item = agent("update_todo_inbox_item", id=item["id"], expectedRevision=1, title="买酸奶", priority="high")["item"]
+    task = agent("move_todo_inbox_item_to_board", id=item["id"], expectedRevision=item["revision"])["task"]
+    page = f"/todos/tasks/{item['id']}"
+    forms = _forms(person.get(page, headers=EN).text, "/activity/restore")
+    assert forms and all(dict(form)["revision"] == str(task["revision"]) for form in forms), forms
+    first_version = forms[-1]  # "created the inbox item “买牛奶”"
+    assert _flash(person, person.post("/activity/restore", _as_form(first_version), headers=ZH), ZH) == "已恢复此版本。"
+    back = agent("get_todo_task", id=item["id"])["task"]
+    assert (back["title"], back["priority"]) == ("买牛奶", "none")
+    agent("delete_todo_task", id=item["id"], expectedRevision=back["revision"])
+    gone = person.get(f"/activity/history/{item['id']}", headers=EN).text
+    in_trash = _forms(gone, "/activity/restore")[-1]
+    refused = "Nothing was restored: this task is in the trash. Restore it from the todo trash first."
+    assert _flash(person, person.post("/activity/restore", _as_form(in_trash), headers=EN), EN) == refused

@@ -26,6 +26,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...auth.oauth.names import UNNAMED_CLIENT
+from ...history.records import is_moved_to_board
 from ...kernel.concurrency import run_sync
 from ...kernel.context import new_run_id
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
@@ -541,7 +542,8 @@ async def history_of(
     READ_SIZE of all shown; only the record's own versions restore."""
     data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
     own = data["changes"]
-    kind = own[0]["record"]["kind"] if own else None
+    current = _current(own)
+    kind = current["record"]["kind"] if current else None
     if kind == "memo" and memo is None:
         memo = (await page.invoke("get_memo", {"id": record_id}))["memo"]
     older = await _older_than(page, record_id, data)
@@ -564,19 +566,32 @@ async def history_of(
     zone, now, say = page.time_zone, _now(page), page.translator
     lines = await run_sync(lambda: [line(change, names, zone, now, say) for change in changes])
     by_id = {change["id"]: change for change in changes}
-    newest_own = own[0]["id"] if own else None
+    newest_own = current["id"] if current else None
     # a change that undoes an undo's entry is a redo (as /activity marks its group), not an "Undo"
     versions = [{"line": shown, "who": actor_name(shown.change["actor"], say),
                  "redo": is_undo(by_id.get(str(shown.change.get("undoes")), {})),
                  "restorable": kind in _RESTORABLE and shown.change["record"]["id"] == record_id
-                 and shown.change["id"] != newest_own and bool(shown.change["revisions"].get("after"))}
+                 and shown.change["id"] != newest_own and bool(shown.change["revisions"].get("after"))
+                 and shown.change["record"]["kind"] in _RESTORABLE}
                 for shown in lines]  # fmt: skip
     title = next((title_of(change, names) for change in own if title_of(change, names)), "")
     return {"recordId": record_id, "versions": versions, "restorable": kind in _RESTORABLE, "title": title,
-            "revision": own[0]["revisions"]["after"] if own else None,
+            "revision": current["revisions"]["after"] if current else None,
             "inTrash": kind == "memo" and memo is not None and memo["status"] == "DELETED",
             "olderDropped": any(change.get("olderDropped") for change in changes),
             "olderNotListed": older, "subtasksOlderNotListed": subtasks_older}  # fmt: skip
+
+
+def _current(changes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The change that left the record as it is now (changes newest first): the newest, or for an
+    inbox item moved to the board (its id now a task's) the task's newest, since the move's own
+    change, the item's removal, may come last and has no revision after it; None for a record
+    gone for good (nothing to restore a version onto)."""
+    if not changes or changes[0]["revisions"]["after"] is not None:
+        return changes[0] if changes else None
+    if is_moved_to_board(changes[0]):
+        return next((change for change in changes[1:] if change["revisions"]["after"] is not None), None)
+    return None
 
 
 async def _older_than(page: Page, record_id: str, data: dict[str, Any]) -> bool:
@@ -600,8 +615,8 @@ def version_values(changes: list[dict[str, Any]], version_id: str, names: tuple[
         raise ValidationError("that version is not in this record's kept history")
     values: dict[str, Any] = {}
     for change in reversed(changes[:index]):  # oldest later change first
-        for name in change["fields"]:
-            if name in names and name not in values and name in change["before"]:
+        for name in change["fields"]:  # a creation has no before (a task made by an inbox item's move)
+            if name in names and name not in values and name in (change["before"] or {}):
                 values[name] = change["before"][name]
     return values
 
@@ -630,12 +645,13 @@ async def restore_submit(page: Page) -> Response:
     shown = form_revision(page.fields)
     data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
     changes = data["changes"]
-    kind = changes[0]["record"]["kind"] if changes else None
-    if kind not in _RESTORABLE:
+    current = _current(changes)
+    kind = current["record"]["kind"] if current else None
+    if current is None or kind not in _RESTORABLE:
         raise ValidationError("this record has no version to restore here")
     operation, id_name, names = _RESTORABLE[kind]
     values = version_values(changes, version_id, names)
-    if changes[0]["revisions"]["after"] != shown:
+    if current["revisions"]["after"] != shown:
         return page.redirect_with_flash(_back(page), page.gettext(_CHANGED_SINCE))
     untrashed = False
     try:
