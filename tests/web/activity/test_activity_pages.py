@@ -474,3 +474,41 @@ def test_a_task_history_panel_reads_every_subtask_past_one_round_of_reads(
     says = [shown_text(part.split("</p>")[0]) for part in panel.split('class="version-says">')[1:]]
     added = [said.replace("“ ", "“").replace(" ”", "”") for said in says if said.startswith("添加了子任务")]
     assert added == [f"添加了子任务“{title}”" for title in reversed(titles)], says
+
+
+def test_a_task_history_panel_reads_a_bounded_number_of_trashed_subtasks(
+    services: Services, browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch
+):
+    """A task has at most MAX_SUBTASKS live subtasks, but its trash has no such limit: an agent that
+    adds and trashes subtasks leaves hundreds. The panel read the history of every one of them
+    (trashedSubtaskIds named them all), one by-record query each, on every view of the task page.
+    It now reads the most recently trashed MAX_SUBTASKS (trashedSubtaskIds lists those, newest
+    trashed first), whose changes are the newest."""
+    from mesq.todos.model import MAX_SUBTASKS
+    from mesq.web.kit.framework import Page
+
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = agent("create_todo_task", title="年货")["task"]
+    trashed = []
+    for n in range(MAX_SUBTASKS + 5):
+        subtask = agent("create_todo_subtask", taskId=task["id"], title=f"第{n}样")["subtask"]
+        agent("delete_todo_subtask", id=subtask["id"], expectedRevision=subtask["revision"])
+        trashed.append(subtask["id"])
+    live = agent("create_todo_subtask", taskId=task["id"], title="还在")["subtask"]
+    context = agent("get_todo_task", id=task["id"], includeContext=True)
+    assert context["trashedSubtaskIds"] == list(reversed(trashed))[:MAX_SUBTASKS]
+    read: list[str] = []
+    invoke = Page.invoke
+
+    async def counted(self: Page, operation_id: str, arguments: dict[str, Any], **rest: Any) -> Any:
+        if operation_id == "list_changes" and "cursor" not in arguments:
+            read.append(str(arguments.get("recordId")))
+        return await invoke(self, operation_id, arguments, **rest)
+
+    monkeypatch.setattr(Page, "invoke", counted)
+    html = person.get(f"/todos/tasks/{task['id']}", headers={"Accept-Language": "en"}).text
+    assert len(read) <= 1 + 1 + MAX_SUBTASKS, len(read)
+    assert set(read) == {task["id"], live["id"], *list(reversed(trashed))[:MAX_SUBTASKS]}
+    panel = html[html.index('class="card history-panel"') :].split("</section>")[0]
+    assert "还在" in panel and f"第{MAX_SUBTASKS + 4}样" in panel

@@ -27,6 +27,7 @@ from typing import Any
 
 from ...kernel.errors import NotFound
 from ...kernel.messages import quoted
+from ..model import MAX_SUBTASKS
 from .budget import RESPONSE_BUDGET_CHARACTERS, with_notes_page
 from .traversal import Board, Record, is_live, order_key, without_notes
 
@@ -59,8 +60,11 @@ def task_details(
     }
     if include_context:
         data.update(_context(board, task))
-        trashed = (t for t in board.tasks if t.get("parentId") == task_id and not is_live(t))
-        data["trashedSubtaskIds"] = [str(t["id"]) for t in sorted(trashed, key=order_key)]
+        # the trash has no subtask limit (add and trash, again and again): the most recently
+        # trashed MAX_SUBTASKS, newest first, so a reader of their histories reads a bounded few
+        trashed = [t for t in board.tasks if t.get("parentId") == task_id and not is_live(t)]
+        newest = sorted(trashed, key=lambda t: (str(t.get("deletedAt") or ""), str(t["id"])), reverse=True)
+        data["trashedSubtaskIds"] = [str(t["id"]) for t in newest[:MAX_SUBTASKS]]
     what = f"task {task_id} with {len(subtasks)} subtasks" + (" and context" if include_context else "")
     return with_notes_page(
         data,

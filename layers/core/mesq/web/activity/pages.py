@@ -537,7 +537,7 @@ async def history_of(
     """The History panel of one record: its versions newest first (one per change), each in words;
     `revision`, the record's revision as shown (its newest version), which a restore sends back;
     `inTrash` for a memo in the trash (`memo`: the memo when the caller has read it). A task's
-    panel (`subtask_ids`: its subtasks, at most model.MAX_SUBTASKS) has its subtasks' changes
+    panel (`subtask_ids`: its subtasks, at most model.MAX_SUBTASKS live and as many trashed) has its subtasks' changes
     among its own by time: each subtask's newest READ_SIZE read by record, merged, the newest
     READ_SIZE of all shown; only the record's own versions restore."""
     data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
