@@ -250,7 +250,7 @@ def test_a_task_moved_from_the_inbox_restores_its_versions_on_the_task(
     posted that missing revision ('None') with every "Restore this version", so each answered
     'the form is incomplete or out of date; reload the page' however often it was reloaded, and a
     restore read the record as the inbox item it no longer is. The task's revision is posted now,
-    and a version from its inbox days is put back on the task; a task deleted for good offers none."""
+    and a version from its inbox days is put back on the task; a task in the trash is left there."""
     person = browser()
     agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
     item = agent("create_todo_inbox_item", title="买牛奶")["item"]
