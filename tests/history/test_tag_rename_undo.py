@@ -188,3 +188,26 @@ def test_a_rename_undone_alone_under_a_clock_that_stands_still_finds_every_recor
     assert agent("undo_changes", changeIds=[_rename(sqlite)["id"]])["notUndone"] == []
     assert [agent("get_todo_task", id=t["id"])["task"]["tags"] for t in tasks] == [[OLD]] * 8
     assert {t["name"] for t in agent("list_todo_tags")["tags"]} == {OLD}
+
+
+@pytest.mark.parametrize("alone", [False, True])
+def test_a_rename_undone_beside_a_record_changed_since_can_be_redone(store, alone):
+    """The undo of a rename that left a record changed since registers the old name again beside
+    the new one (a creation of the old name, which `undoes` the rename). That creation was
+    NOT_UNDOABLE ('creating a tag cannot be undone'), so the undo's Redo, of the whole undo or of
+    the tag's change alone, left the old name registered (empty, or on the records it had taken
+    back) and said it could not be redone. A redo now names the records the undo took back with
+    the new name again (those still as the undo left them) and the old name goes, as the first
+    rename did; the dry run says the same."""
+    agent, tasks, _edited = _renamed_with_a_later_edit(store)
+    rename = _rename(store)
+    agent("undo_changes", **({"changeIds": [rename["id"]]} if alone else {"runId": rename["runId"]}))
+    # the undo's changes, as /activity's "Redo these changes" posts them: all of them, or the tag's
+    undo = [c for c in changes(store) if c["operation"] == "undo_changes"]
+    redo_ids = [c["id"] for c in undo if not alone or (c["record"]["kind"] == "tag" and c.get("undoes"))]
+    dry = agent("undo_changes", changeIds=redo_ids, dryRun=True)
+    redone = agent("undo_changes", changeIds=redo_ids)
+    for answer in (dry, redone):
+        assert answer["notUndone"] == [] and len(answer["undone"]) == len(redo_ids), answer
+    assert [agent("get_todo_task", id=t["id"])["task"]["tags"] for t in tasks] == [[NEW, "keep"]] * 3
+    assert {t["name"]: t["count"] for t in agent("list_todo_tags")["tags"]} == {NEW: 3, "keep": 3}

@@ -290,7 +290,7 @@ def not_undoable(change: Item) -> str | None:
     action, kind = change["action"], change["record"]["kind"]
     if is_moved_to_board(change):
         return None  # the inbox item is put back (todos/revert.py)
-    if is_undo_of_space(change):
+    if is_undo_of_space(change) or is_tag_an_undo_made(change):
         return None
     if action == "delete":
         return f"a permanent delete of {_A[kind]} cannot be undone"
@@ -312,6 +312,15 @@ def is_moved_to_board(change: Item) -> bool:
         change["record"]["kind"] == "inbox"
         and change["action"] == "delete"
         and change.get("operation") == MOVE_TO_BOARD
+    )
+
+
+def is_tag_an_undo_made(change: Item) -> bool:
+    """A tag registered again by an undo (a rename's undo: the old name, beside the new one a record
+    changed since keeps, or registered by the records it took back): its redo removes it again
+    (todos/revert.py), never 'creating a tag cannot be undone'."""
+    return bool(
+        change["record"]["kind"] == "tag" and change["action"] == "create" and change.get("operation") == "undo_changes"
     )
 
 

@@ -61,6 +61,7 @@ from .records import (
     change_key,
     expanded,
     is_moved_to_board,
+    is_tag_an_undo_made,
     is_undo_of_space,
     not_undoable,
     time_prefix,
@@ -117,7 +118,7 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
         raise Forbidden("undo_changes needs memo:write or todo:write")
     args = _normal(call, args)
     targets, more = _targets(call, args, kinds)
-    ordered = _removals_after_their_tasks(sorted(targets, key=_newest_first, reverse=True))
+    ordered = _tags_an_undo_made_last(_removals_after_their_tasks(sorted(targets, key=_newest_first, reverse=True)))
     if args.get("dryRun"):
         return _dry_run(call, ordered, more, kinds, whole="runId" in args or "sessionId" in args)
     undone: list[dict[str, Any]] = []
@@ -183,6 +184,14 @@ def _newest_first(change: Item) -> tuple[str, int, str]:
     by their revisions when their ids' times tie (a driven or coarse clock; the id's tail is random)."""
     moment = str(change["id"]).split("-", 1)[0]
     return moment, int(change.get("revisions", {}).get("after") or 0), str(change["id"])
+
+
+def _tags_an_undo_made_last(ordered: list[Item]) -> list[Item]:
+    """A tag an undo registered again (records.is_tag_an_undo_made) after the other changes: its
+    redo removes it once no record carries it, and the records the undo took back, whose own
+    changes may be older than the tag's (it was registered while they were rewritten), are
+    taken back first by the same redo."""
+    return [c for c in ordered if not is_tag_an_undo_made(c)] + [c for c in ordered if is_tag_an_undo_made(c)]
 
 
 def _removals_after_their_tasks(ordered: list[Item]) -> list[Item]:

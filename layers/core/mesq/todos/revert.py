@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..history.reads import changes
-from ..history.records import is_moved_to_board, is_undo_of_space
+from ..history.records import change_key, expanded, is_moved_to_board, is_tag_an_undo_made, is_undo_of_space
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, MesqError, NotFound, RevisionConflict
 from ..kernel.messages import quoted
@@ -30,7 +30,7 @@ from ..kernel.timestamps import now_timestamp
 from . import keys, model
 from .board.spaces import delete_todo_space, slug_claim, update_todo_space
 from .board.subtasks import delete_todo_subtask
-from .board.tags import rename_back_todo_tag
+from .board.tags import remove_unused_todo_tag, rename_back_todo_tag
 from .board.tasks import delete_todo_task
 from .board.trash import restore_todo_item
 from .inbox.operations import delete_todo_inbox_item
@@ -45,6 +45,8 @@ def revert_todo(call: Call, change: Item, expected: int) -> dict[str, Any]:
     target = {"id": record_id, "expectedRevision": expected}
     if is_undo_of_space(change):
         return _space_back(call, change) if action == "delete" else _space_removed_again(call, change, expected)
+    if is_tag_an_undo_made(change):
+        return _renamed_again(call, change, expected)
     if action in ("create", "restore"):
         trash = {"task": delete_todo_task, "subtask": delete_todo_subtask, "inbox": delete_todo_inbox_item}[kind]
         return trash(call, target)
@@ -168,19 +170,59 @@ def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:
         raise NotFound("todo tag %(name)s no longer exists", name=quoted(name))
     color = change["before"]["color"] if "color" in change["fields"] else current.get("color")
     args = {"name": name, "newName": change["before"]["name"], "color": color, "expectedRevision": expected}
-    rewrites = _rewritten_by(call, change)
+    return _renamed(call, change, args, _rewritten_by(call, change, change["before"]["name"], change["after"]["name"]))
+
+
+def _renamed(call: Call, change: Item, args: dict[str, Any], rewrites: dict[str, Item]) -> dict[str, Any]:
     rewritten = {record_id: int(item["revisions"]["after"]) for record_id, item in rewrites.items()}
     data = rename_back_todo_tag(call, args, rewritten)
     return {**data, "left": [(rewrites[record_id], revision) for record_id, revision in data["left"].items()]}
+
+
+def _renamed_again(call: Call, change: Item, expected: int) -> dict[str, Any]:
+    """The redo of a rename's undo that registered the old name again: beside the new name a record
+    changed since kept (its change `undoes` the rename), the old name is merged into the new one
+    again, the records the undo took back (those still as it left them) with it, as the rename
+    did; registered by the records the undo took back (no `undoes`; a whole undo's redo takes
+    those records back first), it is removed once none carries it."""
+    renaming = _renaming(call, change)
+    if renaming is None:
+        return remove_unused_todo_tag(call, {"name": change["record"]["id"], "expectedRevision": expected})
+    new_name, old_name = renaming
+    current = load_partial(call.services.items, call.principal.user_id).tags
+    color = (current.get(new_name) or current.get(old_name) or {}).get("color")
+    args = {"name": old_name, "newName": new_name, "color": color, "expectedRevision": expected}
+    return _renamed(call, change, args, _rewritten_by(call, change, new_name, old_name))
+
+
+def _renaming(call: Call, change: Item) -> tuple[str, str] | None:
+    """(the name the records had, the name the change gave them) of a tag's rename, or of an undo's
+    re-registration of a rename's old name (read from the rename it `undoes`); None for a tag an
+    undo registered by its records alone."""
+    if change["action"] != "create":
+        return str(change["before"]["name"]), str(change["after"]["name"])
+    undone = change.get("undoes")
+    stored = call.services.items.get(change_key(call.principal.user_id, str(undone))) if undone else None
+    if stored is None:
+        return None
+    rename = expanded(stored)
+    if rename["record"]["kind"] != "tag" or "name" not in rename.get("fields", []):
+        return None
+    return str(rename["after"]["name"]), str(rename["before"]["name"])
 
 
 def rename_leftovers(call: Call, change: Item, undoing: Collection[str]) -> list[tuple[Item, int]]:
     """For a dry run: the changes of the records a tag rename's undo would leave as they are
     (changed since the rename, and their change of it not among `undoing`, the change ids the
     same undo reverts before), each with its record's current revision."""
-    if not (change["record"]["kind"] == "tag" and "name" in change["fields"] and not change.get("members")):
+    if change["record"]["kind"] != "tag" or change.get("members"):
         return []
-    rewrites = {record_id: item for record_id, item in _rewritten_by(call, change).items() if item["id"] not in undoing}
+    if change["action"] != "create" and "name" not in change["fields"]:
+        return []
+    renaming = _renaming(call, change)
+    if renaming is None:
+        return []
+    rewrites = {k: item for k, item in _rewritten_by(call, change, *renaming).items() if item["id"] not in undoing}
     current = todo_revisions(call, list(rewrites.values()))
     return [
         (item, int(now))
@@ -189,11 +231,10 @@ def rename_leftovers(call: Call, change: Item, undoing: Collection[str]) -> list
     ]
 
 
-def _rewritten_by(call: Call, rename: Item) -> dict[str, Item]:
+def _rewritten_by(call: Call, rename: Item, old: str, new: str) -> dict[str, Item]:
     """The records a tag rename rewrote and whose rewrite is not undone: record id -> its change
     of the rename. They are the rename's run's later changes of the same operation that took the
-    old name off a record and put the new one on."""
-    old, new = rename["before"]["name"], rename["after"]["name"]
+    old name off a record and put the new one on (an undo's: its run's, from the new name back)."""
 
     def of_the_rename(item: Item) -> bool:
         return bool(

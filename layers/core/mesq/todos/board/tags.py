@@ -291,6 +291,27 @@ def _register_while_carried(call: Call, name: str) -> None:
     apply(call, build, _conflict(name))
 
 
+def remove_unused_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """A tag an undo registered again removed by its redo (todos/revert.py): only once no record
+    carries it (the redo takes those records back first, newest first); a record still carrying
+    it (changed since the undo) keeps it registered: a Conflict naming how many, nothing written."""
+    user_id, name = call.principal.user_id, args["name"]
+
+    def build(state: TodoState) -> Built:
+        tag = _find(state, name)
+        require_revision(tag, args["expectedRevision"], lambda: _conflict(name)(state))
+        carriers = _carriers(state, name)
+        if carriers:
+            raise Conflict(
+                "todo tag %(name)s is still on %(count)s records changed since; it stays listed",
+                name=quoted(name),
+                count=len(carriers),
+            )
+        return {"tag": model.public_tag(tag)}, [delete_revised(user_id, "tag", tag)]
+
+    return apply(call, build, _conflict(name))
+
+
 def delete_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     items, user_id = call.services.items, call.principal.user_id
     name = args["name"]
