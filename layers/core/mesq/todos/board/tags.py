@@ -303,7 +303,7 @@ def remove_unused_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         carriers = _carriers(state, name)
         if carriers:
             raise Conflict(
-                "todo tag %(name)s is still on %(count)s records changed since; it stays listed",
+                "todo tag %(name)s is still carried by records changed since (%(count)s); it stays listed",
                 name=quoted(name),
                 count=len(carriers),
             )
