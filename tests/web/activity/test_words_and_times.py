@@ -228,3 +228,31 @@ def test_a_memo_tag_rename_reads_as_one_not_as_an_edit():
     # a rename the content does not show (the tag stood in a code span) stays an edit
     unseen = {**change, "before": {"content": "`#工作`"}, "after": {"content": "`#工作`"}}
     assert line(unseen, Names(), "Asia/Shanghai", now, Translator("en")).act == "edit"
+
+
+def test_a_todo_tag_rename_reads_as_one_not_as_an_edit():
+    """update_todo_tag renaming a tag rewrites every task, subtask and inbox item carrying it (one
+    change each, its tags before and after): each line read "edited the task …" and the session
+    "edited 3 tasks", on /activity and in the task's History panel, as memos did before their
+    rename read as one. It reads as the memo rename does: the tag, its new name, the record."""
+    change = {
+        "record": {"kind": "task", "id": "t", "title": "洗碗"},
+        "action": "update",
+        "operation": "update_todo_tag",
+        "at": "2026-12-06T20:14:51Z",
+        "fields": ["tags"],
+        "before": {"tags": ["家务", "晚上"]},
+        "after": {"tags": ["家庭/家务", "晚上"]},
+        "undoable": True,
+    }
+    now = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
+    for language, said, summed in (
+        ("zh", "把任务“洗碗”中的标签“家务”重命名为“家庭/家务”", "在 2 个任务中重命名了标签"),
+        ("en", "renamed the tag “家务” to “家庭/家务” in the task “洗碗”", "renamed a tag in 2 tasks"),
+    ):
+        shown = line(change, Names(), "Asia/Shanghai", now, Translator(language))
+        assert shown.act == "retag" and shown.sentence.striptags() == said, shown.sentence
+        assert summary([change, change], Translator(language)) == summed
+    # a merge into a name the task already carried shows no new name on the task: an edit still
+    merged = {**change, "before": {"tags": ["家务", "家庭/家务"]}, "after": {"tags": ["家庭/家务"]}}
+    assert line(merged, Names(), "Asia/Shanghai", now, Translator("en")).act == "edit"

@@ -148,6 +148,8 @@ def act_of(change: dict[str, Any]) -> str:
             return "archive" if after.get("status") == "ARCHIVED" else "unarchive"
         return "edit"
     if kind in _TASKS:
+        if change.get("operation") == "update_todo_tag" and fields == {"tags"} and renamed_tag(change):
+            return "retag"
         if "done" in fields:
             return "complete" if after.get("done") else "reopen"
         if "occurrenceCount" in fields:
@@ -166,11 +168,16 @@ def act_of(change: dict[str, Any]) -> str:
 
 
 def renamed_tag(change: dict[str, Any]) -> tuple[str, str] | None:
-    """The tag a memo tag rename took out of this memo and the one it put in (the shortest of
-    each: `#a/b` and `#a` renamed together read as `a`), from the content before and after: the
-    change keeps no tag names of its own. None when the content shows no tag gone and none new."""
-    before = parse_tags(str((change.get("before") or {}).get("content") or ""))
-    after = parse_tags(str((change.get("after") or {}).get("content") or ""))
+    """The tag a tag rename took out of this record and the one it put in (the shortest of each:
+    `#a/b` and `#a` renamed together read as `a`), from a memo's content before and after (the
+    change keeps no tag names of its own) or a todo record's tags. None when they show no tag
+    gone and none new (a merge into a name the record already carried)."""
+    if change["record"]["kind"] in _TASKS:
+        before = [str(tag) for tag in (change.get("before") or {}).get("tags") or []]
+        after = [str(tag) for tag in (change.get("after") or {}).get("tags") or []]
+    else:
+        before = parse_tags(str((change.get("before") or {}).get("content") or ""))
+        after = parse_tags(str((change.get("after") or {}).get("content") or ""))
     gone = [tag for tag in before if tag not in after]
     new = [tag for tag in after if tag not in before]
     if not gone or not new:
