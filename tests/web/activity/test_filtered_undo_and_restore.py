@@ -268,3 +268,25 @@ def test_a_task_moved_from_the_inbox_restores_its_versions_on_the_task(
     in_trash = _forms(gone, "/activity/restore")[-1]
     refused = "Nothing was restored: this task is in the trash. Restore it from the todo trash first."
     assert _flash(person, person.post("/activity/restore", _as_form(in_trash), headers=EN), EN) == refused
+
+
+def test_an_item_moved_back_to_the_inbox_offers_no_version_of_its_task_days(
+    services: Services, browser: Callable[..., Browser]
+):
+    """An inbox item moved to the board and moved back (the move undone) has its task's changes in
+    its history under the same id (the task's creation and its trash). The item's panel offered
+    "Restore this version" on them, and a click said "Version restored." having written nothing (a
+    task's fields are not the item's). Only the item's own versions restore now."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    item = agent("create_todo_inbox_item", title="买牛奶")["item"]
+    item = agent("update_todo_inbox_item", id=item["id"], expectedRevision=1, title="买酸奶")["item"]
+    agent("move_todo_inbox_item_to_board", id=item["id"], expectedRevision=item["revision"])
+    agent("undo_changes", runId=agent("list_changes", recordId=item["id"])["changes"][0]["runId"])
+    kinds = {c["id"]: c["record"]["kind"] for c in agent("list_changes", recordId=item["id"])["changes"]}
+    forms = _forms(person.get(f"/todos/inbox/{item['id']}").text, "/activity/restore")
+    offered = [dict(form)["changeId"] for form in forms]
+    assert offered and {kinds[change_id] for change_id in offered} == {"inbox"}, [kinds[c] for c in offered]
+    first = forms[-1]
+    assert _flash(person, person.post("/activity/restore", _as_form(first), headers=EN), EN) == "Version restored."
+    assert agent("get_todo_inbox_item", id=item["id"])["item"]["title"] == "买牛奶"

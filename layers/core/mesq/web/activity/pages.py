@@ -526,6 +526,10 @@ _IN_TRASH = {
 }
 
 
+#: The versions a record of each kind restores: its own kind's, and a task that was an inbox item
+#: (moved to the board, its id kept) its item's too (the item's fields are a task's); an item moved
+#: back to the inbox none of its task's days (the task's trash and creation are no item's version).
+_RESTORES_ONTO = {"memo": ("memo",), "task": ("task", "inbox"), "inbox": ("inbox",)}
 #: Subtask histories a task's panel reads at once (each a by-record query in a worker thread): a
 #: task with 50 subtasks waited for 51 queries one after another, some 0.4 s on DynamoDB.
 SUBTASK_READS_AT_ONCE = 8
@@ -572,7 +576,7 @@ async def history_of(
                  "redo": is_undo(by_id.get(str(shown.change.get("undoes")), {})),
                  "restorable": kind in _RESTORABLE and shown.change["record"]["id"] == record_id
                  and shown.change["id"] != newest_own and bool(shown.change["revisions"].get("after"))
-                 and shown.change["record"]["kind"] in _RESTORABLE}
+                 and shown.change["record"]["kind"] in _RESTORES_ONTO.get(str(kind), ())}
                 for shown in lines]  # fmt: skip
     title = next((title_of(change, names) for change in own if title_of(change, names)), "")
     return {"recordId": record_id, "versions": versions, "restorable": kind in _RESTORABLE, "title": title,
@@ -650,6 +654,8 @@ async def restore_submit(page: Page) -> Response:
     if current is None or kind not in _RESTORABLE:
         raise ValidationError("this record has no version to restore here")
     operation, id_name, names = _RESTORABLE[kind]
+    if any(c["id"] == version_id and c["record"]["kind"] not in _RESTORES_ONTO[str(kind)] for c in changes):
+        raise ValidationError("this record has no version to restore here")  # a form the panel never offered
     values = version_values(changes, version_id, names)
     if current["revisions"]["after"] != shown:
         return page.redirect_with_flash(_back(page), page.gettext(_CHANGED_SINCE))
