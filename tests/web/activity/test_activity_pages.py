@@ -512,3 +512,40 @@ def test_a_task_history_panel_reads_a_bounded_number_of_trashed_subtasks(
     assert set(read) == {task["id"], live["id"], *list(reversed(trashed))[:MAX_SUBTASKS]}
     panel = html[html.index('class="card history-panel"') :].split("</section>")[0]
     assert "还在" in panel and f"第{MAX_SUBTASKS + 4}样" in panel
+
+
+def test_a_task_history_panel_reads_whether_subtasks_have_older_changes_together(
+    services: Services, browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch
+):
+    """Whether a subtask has changes older than the page of them read (one more by-record read, of
+    one change, for a subtask with a full page) was asked one subtask after another, after each
+    round of SUBTASK_READS_AT_ONCE: a task whose 50 subtasks each had 100 changes waited for 50
+    reads in series. They go with the round's reads now, and the panel still says older ones exist."""
+    from mesq.web.activity import pages
+    from mesq.web.kit.framework import Page
+
+    monkeypatch.setattr(pages, "READ_SIZE", 3)
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = agent("create_todo_task", title="年货")["task"]
+    for n in range(4):
+        subtask = agent("create_todo_subtask", taskId=task["id"], title=f"第{n}样")["subtask"]
+        for title in ("甲", "乙", "丙"):
+            subtask = agent("update_todo_subtask", id=subtask["id"], expectedRevision=subtask["revision"], title=title)
+            subtask = subtask["subtask"]
+    in_flight, most = [0], [0]
+    invoke = Page.invoke
+
+    async def counted(self: Page, operation_id: str, arguments: dict[str, Any], **rest: Any) -> Any:
+        older = operation_id == "list_changes" and "cursor" in arguments
+        in_flight[0] += older
+        most[0] = max(most[0], in_flight[0])
+        try:
+            return await invoke(self, operation_id, arguments, **rest)
+        finally:
+            in_flight[0] -= older
+
+    monkeypatch.setattr(Page, "invoke", counted)
+    html = person.get(f"/todos/tasks/{task['id']}", headers={"Accept-Language": "en"}).text
+    assert most[0] > 1, most
+    assert "Older changes of its subtasks are not listed here" in html

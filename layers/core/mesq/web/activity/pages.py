@@ -555,12 +555,11 @@ async def history_of(
     subtasks_older = False
     for start in range(0, len(subtask_ids), SUBTASK_READS_AT_ONCE):
         reads = await asyncio.gather(*(
-            page.invoke("list_changes", {"recordId": subtask_id, "limit": READ_SIZE})
-            for subtask_id in subtask_ids[start : start + SUBTASK_READS_AT_ONCE]
+            _history_and_older(page, subtask_id) for subtask_id in subtask_ids[start : start + SUBTASK_READS_AT_ONCE]
         ))  # fmt: skip
-        for subtask_id, read in zip(subtask_ids[start : start + SUBTASK_READS_AT_ONCE], reads, strict=True):
-            theirs += read["changes"]
-            subtasks_older = subtasks_older or await _older_than(page, subtask_id, read)
+        for read, has_older in reads:
+            theirs += read
+            subtasks_older = subtasks_older or has_older
     merged = sorted([*own, *theirs], key=lambda change: change["id"], reverse=True)
     changes = merged[:READ_SIZE]
     # Activity's page of the record has the task's own older versions, not its subtasks': say which.
@@ -596,6 +595,13 @@ def _current(changes: list[dict[str, Any]]) -> dict[str, Any] | None:
     if is_moved_to_board(changes[0]):
         return next((change for change in changes[1:] if change["revisions"]["after"] is not None), None)
     return None
+
+
+async def _history_and_older(page: Page, record_id: str) -> tuple[list[dict[str, Any]], bool]:
+    """A subtask's newest READ_SIZE changes and whether it has older ones: one task of a round, so
+    the one-change read that answers the second goes beside the round's other reads, not after."""
+    data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
+    return data["changes"], await _older_than(page, record_id, data)
 
 
 async def _older_than(page: Page, record_id: str, data: dict[str, Any]) -> bool:
