@@ -337,7 +337,8 @@ def test_a_session_longer_than_a_page_reads_says_it_has_more(
     """A page reads at most MAX_READS x READ_SIZE changes (500): an import of 1,050 memos was one
     group reading "493 changes: created 493 memos", its Undo taking back all 1,050, and the rest
     of the session one more group on each older page. The group cut by the page's reads says "at
-    least" (here 2 reads of 10, so a session of 25 reads at least 20), a whole one its count."""
+    least" (here 2 reads of 10, so a session of 25 reads at least 20), and so does the rest of it
+    on the older page (it read "5 changes" above an Undo of all 25); a whole one its count."""
     from mesq.web.activity import pages
 
     monkeypatch.setattr(pages, "MAX_READS", 2)
@@ -346,12 +347,21 @@ def test_a_session_longer_than_a_page_reads_says_it_has_more(
     mine = caller(services, person.user_id, "pat:import", "导入脚本")
     for n in range(25):
         mine("create_memo", content=f"批量笔记 {n}")
-    for language, least, whole in (("zh-CN", "至少", "5 处改动"), ("en", "at least", "5 changes")):
+    for language, least in (("zh-CN", "至少"), ("en", "at least")):
         first = _main(person.get("/activity", headers={"Accept-Language": language}).text)
         assert f"{least} 20 " in first, first
         older = person.get("/activity", params={"cursor": _older_cursor(person)}, headers={"Accept-Language": language})
         rest = _main(older.text)
-        assert whole in rest and least not in rest, rest
+        # the rest of the session, on the older page, is no whole session either: its Undo takes all 25
+        assert f"{least} 5 " in rest, rest
+    # a session that starts and ends on one page says its count
+    other = caller(services, person.user_id, "pat:other", "另一个脚本")
+    other("create_memo", content="另一次会话")
+    assert "1 change:" in _main(person.get("/activity", params={"sessionId": _newest_session(other)}).text)
+
+
+def _newest_session(call: Callable[..., dict[str, Any]]) -> str:
+    return str(call("list_changes", limit=1)["changes"][0]["sessionId"])
 
 
 def _older_cursor(person: Browser) -> str:

@@ -295,6 +295,8 @@ async def activity_page(page: Page) -> Response:
     )
     if cut and views:  # the older page goes on with this session: a count here is only what was read
         views[-1] = replace(views[-1], continues=True)
+    if cursor and views and scope == "session" and await _begun_on_a_newer_page(page, groups[0]):
+        views[0] = replace(views[0], continues=True)  # the rest of a session: its Undo takes all of it
     back = PAGE + ("?" + urlencode(filters) if filters else "")
     # Per app "Undo everything it did since ...": on the newest page of whole sessions only (all
     # activity, or one actor's), so its default time takes back only what the page shows.
@@ -304,6 +306,21 @@ async def activity_page(page: Page) -> Response:
         more=urlencode({**filters, "cursor": next_cursor}) if next_cursor else None,
         back=back, filter_words=filter_words(filters, changes, say), gone=gone, apps=apps,
     )  # fmt: skip
+
+
+async def _begun_on_a_newer_page(page: Page, group: Group) -> bool:
+    """Whether an older page's first group is the rest of a session a newer page showed (its reads
+    ended inside it): the session has changes of the group's sort (done or undo) newer than the
+    group's newest, read by the session's index from the group's newest time on (one query)."""
+    if not group.session_id:
+        return False
+    newest = group.changes[0]
+    try:
+        data = await page.invoke("list_changes", {"sessionId": group.session_id, "since": newest["at"],
+                                                  "limit": READ_SIZE})  # fmt: skip
+    except NotFound:  # the session's changes expired since the page's own read
+        return False
+    return any(change["id"] > newest["id"] and is_undo(change) == group.undo for change in data["changes"])
 
 
 def _not_a_link_of_ours() -> ValidationError:
