@@ -211,3 +211,26 @@ def test_a_rename_undone_beside_a_record_changed_since_can_be_redone(store, alon
         assert answer["notUndone"] == [] and len(answer["undone"]) == len(redo_ids), answer
     assert [agent("get_todo_task", id=t["id"])["task"]["tags"] for t in tasks] == [[NEW, "keep"]] * 3
     assert {t["name"]: t["count"] for t in agent("list_todo_tags")["tags"]} == {NEW: 3, "keep": 3}
+
+
+def test_a_redo_leaves_the_old_name_listed_while_a_record_changed_since_carries_it(sqlite):
+    """The redo of a whole rename's undo takes back the records still as the undo left them; one
+    edited since keeps the old name, so the old name stays listed, and the answer says why (its
+    registration's entry a CONFLICT naming how many records carry it), never stripped from it."""
+    agent = caller(sqlite)
+    tasks = [agent("create_todo_task", title=f"t{n}", tags=[OLD])["task"] for n in range(2)]
+    agent("update_todo_tag", name=OLD, newName=NEW, expectedRevision=1)
+    agent("undo_changes", runId=_rename(sqlite)["runId"])
+    edited = agent("get_todo_task", id=tasks[0]["id"])["task"]
+    edited = caller_as(sqlite, "web", "Web app")(
+        "update_todo_task", id=edited["id"], expectedRevision=edited["revision"], notes="改过"
+    )["task"]
+    undo = [c["id"] for c in changes(sqlite) if c["operation"] == "undo_changes"]
+    redone = agent("undo_changes", changeIds=undo)
+    assert agent("get_todo_task", id=edited["id"])["task"]["tags"] == [OLD]
+    assert agent("get_todo_task", id=tasks[1]["id"])["task"]["tags"] == [NEW]
+    assert {t["name"]: t["count"] for t in agent("list_todo_tags")["tags"]} == {OLD: 1, NEW: 1}
+    codes = {(e["record"]["kind"], e["record"]["id"], e["code"]) for e in redone["notUndone"]}
+    assert {("tag", OLD, "CONFLICT"), ("task", edited["id"], "REVISION_CONFLICT")} <= codes, redone["notUndone"]
+    [kept] = [e for e in redone["notUndone"] if e["code"] == "CONFLICT"]
+    assert "records still carry it (1, the trash included)" in kept["message"], kept

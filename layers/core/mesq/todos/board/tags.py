@@ -294,7 +294,8 @@ def _register_while_carried(call: Call, name: str) -> None:
 def remove_unused_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     """A tag an undo registered again removed by its redo (todos/revert.py): only once no record
     carries it (the redo takes those records back first, newest first); a record still carrying
-    it (changed since the undo) keeps it registered: a Conflict naming how many, nothing written."""
+    it (changed since the undo, or in the trash) keeps it registered: a Conflict naming how many,
+    nothing written."""
     user_id, name = call.principal.user_id, args["name"]
 
     def build(state: TodoState) -> Built:
@@ -303,7 +304,7 @@ def remove_unused_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         carriers = _carriers(state, name)
         if carriers:
             raise Conflict(
-                "todo tag %(name)s is still carried by records changed since (%(count)s); it stays listed",
+                "todo tag %(name)s stays listed: records still carry it (%(count)s, the trash included)",
                 name=quoted(name),
                 count=len(carriers),
             )
