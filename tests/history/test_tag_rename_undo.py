@@ -234,3 +234,21 @@ def test_a_redo_leaves_the_old_name_listed_while_a_record_changed_since_carries_
     assert {("tag", OLD, "CONFLICT"), ("task", edited["id"], "REVISION_CONFLICT")} <= codes, redone["notUndone"]
     [kept] = [e for e in redone["notUndone"] if e["code"] == "CONFLICT"]
     assert "records still carry it (1, the trash included)" in kept["message"], kept
+
+
+def test_the_redo_of_a_whole_rename_undo_says_it_redid_all_of_it(store):
+    """A whole run's undo of a rename merges the new name into the old one its records registered
+    again: the new name's record is deleted by the undo. Its redo brought every record and the new
+    name back, yet answered 'a permanent delete of a tag cannot be undone' for that deletion (and,
+    before, left the old name listed with no record): a person read that the redo failed. The
+    deletion's redo now counts the tag back (made again if nothing brought it back)."""
+    agent = caller(store)
+    tasks = [agent("create_todo_task", title=f"t{n}", tags=[OLD])["task"] for n in range(2)]
+    agent("update_todo_tag", name=OLD, newName=NEW, expectedRevision=1)
+    agent("undo_changes", runId=_rename(store)["runId"])
+    undo = [c["id"] for c in changes(store) if c["operation"] == "undo_changes"]
+    dry = agent("undo_changes", changeIds=undo, dryRun=True)
+    redone = agent("undo_changes", changeIds=undo)
+    assert dry["notUndone"] == [] and redone["notUndone"] == [], (dry["notUndone"], redone["notUndone"])
+    assert [agent("get_todo_task", id=t["id"])["task"]["tags"] for t in tasks] == [[NEW], [NEW]]
+    assert {t["name"]: t["count"] for t in agent("list_todo_tags")["tags"]} == {NEW: 2}

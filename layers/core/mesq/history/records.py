@@ -316,11 +316,14 @@ def is_moved_to_board(change: Item) -> bool:
 
 
 def is_tag_an_undo_made(change: Item) -> bool:
-    """A tag registered again by an undo (a rename's undo: the old name, beside the new one a record
-    changed since keeps, or registered by the records it took back): its redo removes it again
-    (todos/revert.py), never 'creating a tag cannot be undone'."""
+    """A tag an undo registered again or deleted (a rename's undo: the old name, beside the new one
+    a record changed since keeps, or registered by the records it took back; the new name merged
+    into it): its redo removes it again, or counts it back (todos/revert.py), never 'creating a
+    tag cannot be undone' or 'a permanent delete of a tag cannot be undone'."""
     return bool(
-        change["record"]["kind"] == "tag" and change["action"] == "create" and change.get("operation") == "undo_changes"
+        change["record"]["kind"] == "tag"
+        and change["action"] in ("create", "delete")
+        and change.get("operation") == "undo_changes"
     )
 
 

@@ -303,8 +303,10 @@ def _settled_at(call: Call, change: Item, now: int) -> bool:
 def _parts(change: Item, expected: int) -> list[tuple[Item, int | None]]:
     """The change's own record at `expected`, and its members at their `after` revisions; None
     for a record the change removed and its undo puts back (a space an undo removed, its columns),
-    which must still be gone."""
+    which must still be gone; nothing of a tag an undo deleted (its redo counts it back as it is)."""
     members = [(member, _after(member)) for member in change.get("members", [])]
+    if is_tag_an_undo_made(change) and change["action"] == "delete":
+        return members  # counted back whether the records' redo registered it again or not
     own = None if is_undo_of_space(change) and change["revisions"]["after"] is None else expected
     return [(change, own), *members]
 

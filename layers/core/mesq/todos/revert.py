@@ -46,7 +46,7 @@ def revert_todo(call: Call, change: Item, expected: int) -> dict[str, Any]:
     if is_undo_of_space(change):
         return _space_back(call, change) if action == "delete" else _space_removed_again(call, change, expected)
     if is_tag_an_undo_made(change):
-        return _renamed_again(call, change, expected)
+        return _renamed_again(call, change, expected) if action == "create" else _tag_back(call, change)
     if action in ("create", "restore"):
         trash = {"task": delete_todo_task, "subtask": delete_todo_subtask, "inbox": delete_todo_inbox_item}[kind]
         return trash(call, target)
@@ -195,12 +195,36 @@ def _renamed_again(call: Call, change: Item, expected: int) -> dict[str, Any]:
     return _renamed(call, change, args, _rewritten_by(call, change, new_name, old_name))
 
 
+def _tag_back(call: Call, change: Item) -> dict[str, Any]:
+    """A tag an undo deleted (a rename's undo merging the new name into the old one its records
+    registered again), counted back by the redo: the records' own redo, taken first, registers it
+    again, so it is only marked (its revision bumped, the change `undoes` the deletion); else it
+    is made again as it was, carried by no record."""
+    user_id, name = call.principal.user_id, change["record"]["id"]
+
+    def build(state: TodoState) -> Built:
+        now = now_timestamp()
+        current = state.tags.get(name)
+        if current is not None:
+            after = {**current, **bump(current, now)}
+            return {"tag": model.public_tag(after)}, [put_revised(user_id, "tag", current, after)]
+        tag = {**change["before"], "name": name, "revision": int(change["revisions"]["before"]) + 1, "updatedAt": now}
+        return {"tag": model.public_tag(tag)}, [put_new(user_id, "tag", tag)]
+
+    def conflict(state: TodoState) -> MesqError:
+        return Conflict("todo tag %(name)s changed meanwhile; retry", name=quoted(name))
+
+    return apply(call, build, conflict)
+
+
 def _renaming(call: Call, change: Item) -> tuple[str, str] | None:
     """(the name the records had, the name the change gave them) of a tag's rename, or of an undo's
     re-registration of a rename's old name (read from the rename it `undoes`); None for a tag an
     undo registered by its records alone."""
-    if change["action"] != "create":
+    if change["action"] == "update":
         return str(change["before"]["name"]), str(change["after"]["name"])
+    if change["action"] != "create":
+        return None
     undone = change.get("undoes")
     stored = call.services.items.get(change_key(call.principal.user_id, str(undone))) if undone else None
     if stored is None:
@@ -217,8 +241,8 @@ def rename_leftovers(call: Call, change: Item, undoing: Collection[str]) -> list
     same undo reverts before), each with its record's current revision."""
     if change["record"]["kind"] != "tag" or change.get("members"):
         return []
-    if change["action"] != "create" and "name" not in change["fields"]:
-        return []
+    if change["action"] == "update" and "name" not in change["fields"]:
+        return []  # a recolour: no record rewritten
     renaming = _renaming(call, change)
     if renaming is None:
         return []
