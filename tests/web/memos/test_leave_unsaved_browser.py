@@ -51,7 +51,20 @@ def _leave(page: Any) -> None:
     page.evaluate(
         "() => { const a = document.createElement('a'); a.href = '/settings'; document.body.append(a); a.click(); }"
     )
-    page.wait_for_timeout(300)
+
+
+def _left(page: Any) -> None:
+    """The browser followed the link (under load it may take longer than a glance)."""
+    page.wait_for_url("**/settings", timeout=10_000)
+
+
+def _asked(page: Any, asked: list[str], count: int) -> None:
+    """Wait up to 10 s for the browser's prompt to have been raised `count` times (then settled)."""
+    for _ in range(100):
+        if len(asked) >= count:
+            break
+        page.wait_for_timeout(100)
+    page.wait_for_timeout(200)  # a second prompt, if one were wrongly raised, shows here
 
 
 def test_leaving_with_an_edited_memo_asks_first(signed_in: tuple[Any, httpx.Client, dict[str, str], list[str]]) -> None:
@@ -63,17 +76,19 @@ def test_leaving_with_an_edited_memo_asks_first(signed_in: tuple[Any, httpx.Clie
     # Opened and left as it was: nothing to lose, nothing asked.
     open_editor(page, "周末去爬山", words["edit"])
     _leave(page)
-    assert asked == [] and page.url.endswith("/settings")
+    _left(page)
+    assert asked == []
     page.goto(timeline)
 
     # Text typed in the editor: leaving asks; dismissed, the page and the text stay.
     editor = open_editor(page, "周末去爬山", words["edit"])
     editor.press_sequentially("，带上水", delay=10)
     _leave(page)
+    _asked(page, asked, 1)
     assert asked == ["beforeunload"] and page.url == timeline
     expect(editor).to_have_value("周末去爬山，带上水")
     page.evaluate("() => setTimeout(() => location.reload(), 0)")  # a reload asks too
-    page.wait_for_timeout(300)
+    _asked(page, asked, 2)
     assert asked == ["beforeunload", "beforeunload"]
     expect(editor).to_have_value("周末去爬山，带上水")
 
@@ -81,7 +96,8 @@ def test_leaving_with_an_edited_memo_asks_first(signed_in: tuple[Any, httpx.Clie
     page.locator("li.memo.editing").get_by_role("link", name=words["cancel"]).click()
     expect(page.locator(EDITOR)).to_have_count(0)
     _leave(page)
-    assert len(asked) == 2 and page.url.endswith("/settings")
+    _left(page)
+    assert len(asked) == 2
     page.goto(timeline)
 
     # Saved: nothing unsaved any more.
@@ -91,7 +107,8 @@ def test_leaving_with_an_edited_memo_asks_first(signed_in: tuple[Any, httpx.Clie
     expect(page.locator(EDITOR)).to_have_count(0)
     assert rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]["content"] == "周末去爬山！"
     _leave(page)
-    assert len(asked) == 2 and page.url.endswith("/settings")
+    _left(page)
+    assert len(asked) == 2
 
 
 def test_leaving_with_text_in_the_composer_asks_first(
@@ -103,10 +120,11 @@ def test_leaving_with_text_in_the_composer_asks_first(
     composer.click()
     composer.press_sequentially("买菜：西红柿", delay=10)
     _leave(page)
+    _asked(page, asked, 1)
     assert asked == ["beforeunload"] and page.url == timeline
     expect(composer).to_have_value("买菜：西红柿")
     page.close(run_before_unload=True)  # closing the tab asks too (the dialog event fires; dismissed, it stays)
-    page.wait_for_timeout(300)
+    _asked(page, asked, 2)
     assert asked == ["beforeunload", "beforeunload"] and not page.is_closed()
 
     # The composer's own Save loads the next page: no prompt for that, and none after it.
@@ -115,7 +133,8 @@ def test_leaving_with_text_in_the_composer_asks_first(
     assert len(asked) == 2
     expect(page.locator("#composer-text")).to_have_value("")
     _leave(page)
-    assert len(asked) == 2 and page.url.endswith("/settings")
+    _left(page)
+    assert len(asked) == 2
     assert [item["content"] for item in rest.get("/api/toolkit/memo").json()["data"]["timelineItems"]] == [
         "买菜：西红柿"
     ]

@@ -227,10 +227,9 @@ def rename_back_todo_tag(call: Call, args: dict[str, Any], rewritten: Mapping[st
         return rewritten.get(str(record["id"])) == int(record["revision"])
 
     state = load_state(call.services.items, user_id)
-    kept = _still_carried(state, name, as_the_rename_left_it)
-    left = {
-        ident: revision for ident, revision in _left(state, name, as_the_rename_left_it).items() if ident in rewritten
-    }
+    carried_on = _left(state, name, as_the_rename_left_it)
+    kept = bool(carried_on)  # a record keeps the tag: it stays registered beside the old name
+    left = {ident: revision for ident, revision in carried_on.items() if ident in rewritten}
     result: dict[str, Any] = {}
 
     def build(state: TodoState) -> Built:
@@ -261,11 +260,6 @@ def rename_back_todo_tag(call: Call, args: dict[str, Any], rewritten: Mapping[st
     data["left"] = {ident: revision for ident, revision in left.items() if ident in rewritten}
     _register_while_carried(replace(call, undoes=None), name)
     return data
-
-
-def _still_carried(state: TodoState, name: str, rewritten_back: Guard) -> bool:
-    """Whether a record carrying the tag keeps it (one a rename's undo does not rewrite back)."""
-    return bool(_left(state, name, rewritten_back))
 
 
 def _left(state: TodoState, name: str, rewritten_back: Guard) -> dict[str, int]:

@@ -123,14 +123,14 @@ def whole(items: ItemStore, user_id: str, collection: str, members: list[tuple[R
     None for one that is gone, trashed, moved, renamed or re-parented since it was listed, or a
     subtask whose task was trashed since (which hides it without writing it; the change that did
     it reaches a sync client in its next answer). A subtask's task is read with it for that."""
+    # One call: the store adapters drop repeated keys (a task listed with its subtask) and cut the
+    # request to what one round trip takes; callers hand over one answer's batch at a time.
+    wanted = [(kind, str(record["id"])) for kind, record in members]
+    wanted += [("task", str(record["parentId"])) for _, record in members if record.get("parentId")]
     found: dict[tuple[RecordKind, str], Item] = {}
-    for start in range(0, len(members), 100):  # DynamoDB's BatchGetItem reads 100 keys at most
-        batch = members[start : start + 100]
-        wanted = [(kind, str(record["id"])) for kind, record in batch]
-        wanted += [("task", str(record["parentId"])) for _, record in batch if record.get("parentId")]
-        for item in items.batch_get([keys.key(user_id, kind, record_id) for kind, record_id in wanted]):
-            kind: RecordKind = "inbox" if str(item["sk"]).startswith(keys.KIND_PREFIX["inbox"]) else "task"
-            found[(kind, str(item["id"]))] = keys.record_of(item)
+    for item in items.batch_get([keys.key(user_id, kind, record_id) for kind, record_id in wanted]):
+        kind: RecordKind = "inbox" if str(item["sk"]).startswith(keys.KIND_PREFIX["inbox"]) else "task"
+        found[(kind, str(item["id"]))] = keys.record_of(item)
     result: list[Item | None] = []
     for kind, record in members:
         current = found.get((kind, str(record["id"])))
