@@ -62,3 +62,13 @@ def test_the_hour_a_clock_change_repeats_says_which_of_the_two_it_is(at: str, en
 )
 def test_other_hours_keep_the_zones_everyday_name(at: str, words: str) -> None:
     assert _due(at, "America/New_York", "en") == words
+
+
+@pytest.mark.parametrize(("language", "tag"), [("zh", "zh-Hans"), ("en", "en")])
+def test_an_emails_html_part_says_its_language(language: str, tag: str) -> None:
+    """A mail client picks the glyphs of Han characters by the part's language: without it a
+    Chinese reminder may be drawn in Japanese forms (the pages say `zh-Hans` for the same reason)."""
+    payload = {"type": "todo.reminder", "task": {"id": "t1", "title": "浇花", "due": None}}
+    email = email_of(MAIL, message_of(payload, PUBLIC, language))
+    assert email["Content-Language"] == tag
+    assert _html(payload, language).startswith(f'<html lang="{tag}">')
