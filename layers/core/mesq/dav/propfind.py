@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from .budget import Answer, Build
 from .errors import DavError
@@ -101,7 +102,7 @@ def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> An
         return answer
     calendar = session.collection(target.collection)
     if calendar is None:
-        raise DavError(404, f"no calendar {quoted(target.collection)}: a space's id or inbox")
+        raise DavError(404, Text("no calendar %(name)s: a space's id or inbox", name=quoted(target.collection)))
     if target.level == "collection":
         href = session.collection_href(calendar.id)
         add(href, collection_properties(session, calendar, Points(session)))
@@ -114,7 +115,7 @@ def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> An
         return answer
     member = named_members(session, calendar.id, [target.name]).get(target.name)
     if member is None:
-        raise DavError(404, f"no task {quoted(target.name)} in this calendar")
+        raise DavError(404, Text("no task %(name)s in this calendar", name=quoted(target.name)))
     answer.add_always(member_response(session, calendar.id, member, wanted))
     return answer
 
