@@ -6,6 +6,7 @@ into a browser): the refusal is in the person's language (Settings, else the bro
 from __future__ import annotations
 
 import re
+from xml.etree import ElementTree as ET
 from collections.abc import Callable
 
 import pytest
@@ -55,3 +56,19 @@ def test_what_a_signed_in_browser_meets_is_in_the_accounts_language(
                         "another account": 403, "no read scope": 403}  # fmt: skip
     for name, answer in answers.items():
         assert answer.text.strip() and not _foreign(answer.text, language), (name, answer.text)
+
+
+PROPPATCH = (
+    '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop>'
+    "<D:displayname>x</D:displayname></D:prop></D:set></D:propertyupdate>"
+)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_calendar_renamed_on_a_phone_is_refused_in_the_accounts_language(dav: Dav, language: str) -> None:
+    """The refusal's description is what an app may show the person who renamed the list."""
+    set_setting(dav.services.items, dav.user_id, "language", language)
+    answer = dav.request("PROPPATCH", dav.calendar, PROPPATCH)
+    assert answer.status_code == 207 and "403 Forbidden" in answer.text
+    said = str(ET.fromstring(answer.content).findtext(".//{DAV:}responsedescription"))
+    assert said.strip() and not _foreign(said, language), said

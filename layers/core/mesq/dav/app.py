@@ -88,7 +88,7 @@ def _serve(request: Request, session: Session, target: paths.Target, body: bytes
     if method == "REPORT":
         return _multistatus(report(session, target, _xml(body)).body())
     if method == "PROPPATCH":
-        return _multistatus(serialize(proppatch(request.url.path, _xml(body))))
+        return _multistatus(serialize(proppatch(request.url.path, _xml(body), session.say)))
     if method in ("MKCALENDAR", "MKCOL"):
         raise DavError(403, Text("calendars are spaces: create a space in MeSQ, it appears here"))
     if target.level != "object" and method != "DELETE":
