@@ -65,3 +65,20 @@ def test_every_file_is_dated_in_the_accounts_zone(tmp_path: Path, zone: str | No
             assert _unix_time(info) == int(datetime(2026, 12, 6, 16, 30, tzinfo=UTC).timestamp()), name
             assert info.compress_type == zipfile.ZIP_DEFLATED, name
     assert records(items, alice)  # the archive's source is untouched
+
+
+def test_a_memo_older_than_a_zip_date_can_hold_is_dated_when_the_archive_was_made(tmp_path: Path) -> None:
+    """A ZIP date starts in 1980: a memo an import dated 1970 gets the archive's date, not a wrapped one."""
+    items, blobs = SQLiteItemStore(tmp_path / "a.db"), LocalBlobStore(tmp_path / "blobs")
+    alice = create_user(items, "alice", "correct horse battery")["id"]
+    memo = caller(items, blobs, alice)("create_memo", content="old")["memo"]
+    key = (f"U#{alice}", f"MEMO#{memo['id']}")
+    stored = items.get(key)
+    assert stored is not None
+    items.put({**stored, "updatedAt": "1970-01-01T00:00:00.000000Z"})
+    archive = tmp_path / "alice.zip"
+    export_account(items, blobs, alice, archive, EXPORTED_AT)
+    with zipfile.ZipFile(archive) as opened:
+        page = opened.getinfo(f"memos/{memo['id']}.md")
+    assert page.date_time == (2026, 12, 6, 16, 30, 0)
+    assert _unix_time(page) == int(datetime(2026, 12, 6, 16, 30, tzinfo=UTC).timestamp())

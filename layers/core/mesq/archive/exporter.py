@@ -113,9 +113,9 @@ def _member(name: str, moment: datetime | None, fallback: datetime, zone: tzinfo
     is the DOS date and time, a wall clock with no zone, so it is the account's clock (else UTC's);
     the extended timestamp holds the instant itself, which unzip and 7-Zip set on the file they
     write. A member opened by name alone was dated 1 January 1980."""
-    local = in_zone(moment, zone) if moment is not None else None
-    if local is None or not 1980 <= local.year <= 2107:  # what a DOS date can hold
-        moment, local = fallback, in_zone(fallback, zone)
+    if moment is None or not 1980 <= in_zone(moment, zone).year <= 2107:  # what a DOS date can hold
+        moment = fallback
+    local = in_zone(moment, zone)
     info = zipfile.ZipInfo(name, date_time=(local.year, local.month, local.day, local.hour, local.minute, local.second))
     info.compress_type = zipfile.ZIP_DEFLATED
     seconds = int(moment.timestamp())
