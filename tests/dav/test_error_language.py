@@ -32,6 +32,7 @@ def test_a_browser_without_a_password_is_refused_in_its_language(dav: Dav, heade
         answer = dav.client.get(path, headers={"Accept-Language": header})
         assert answer.status_code == status
         assert answer.text.strip() and not _foreign(answer.text, language), answer.text
+        assert answer.headers["content-language"] == {"zh": "zh-Hans", "en": "en"}[language]
     assert "个人访问令牌" in dav.client.get("/dav/", headers={"Accept-Language": header}).text or language == "en"
 
 
@@ -56,6 +57,7 @@ def test_what_a_signed_in_browser_meets_is_in_the_accounts_language(
                         "another account": 403, "no read scope": 403}  # fmt: skip
     for name, answer in answers.items():
         assert answer.text.strip() and not _foreign(answer.text, language), (name, answer.text)
+        assert answer.headers["content-language"] == {"zh": "zh-Hans", "en": "en"}[language], name
 
 
 PROPPATCH = (

@@ -14,7 +14,7 @@ from xml.etree import ElementTree as ET
 from starlette.responses import Response
 
 from ..kernel.errors import MesqError
-from ..kernel.i18n import DEFAULT_LANGUAGE, Text, Translator
+from ..kernel.i18n import DEFAULT_LANGUAGE, LANGUAGE_TAGS, Text, Translator
 from .xml import CALDAV, DAV, MESQ, serialize
 
 #: Statuses the operations' error codes become.
@@ -63,8 +63,10 @@ def from_mesq(error: MesqError, *, writing: bool = False) -> DavError:
 
 def error_response(error: DavError, trace_id: str, language: str = DEFAULT_LANGUAGE) -> Response:
     """The refusal, its reason in `language` (the caller's once known: `error.language`)."""
-    reason = error.said(error.language or language)
-    headers = {"Cache-Control": "no-store", **error.headers}
+    said_in = error.language or language or DEFAULT_LANGUAGE
+    reason = error.said(said_in)
+    # the language tag too: a browser picks the glyphs of Han characters in plain text by it
+    headers = {"Cache-Control": "no-store", "Content-Language": LANGUAGE_TAGS.get(said_in, "en"), **error.headers}
     if error.status == 401:
         headers["WWW-Authenticate"] = 'Basic realm="MeSQ", charset="UTF-8"'
     if error.precondition is None:
