@@ -6,8 +6,8 @@ into a browser): the refusal is in the person's language (Settings, else the bro
 from __future__ import annotations
 
 import re
-from xml.etree import ElementTree as ET
 from collections.abc import Callable
+from xml.etree import ElementTree as ET
 
 import pytest
 
@@ -74,3 +74,21 @@ def test_a_calendar_renamed_on_a_phone_is_refused_in_the_accounts_language(dav: 
     assert answer.status_code == 207 and "403 Forbidden" in answer.text
     said = str(ET.fromstring(answer.content).findtext(".//{DAV:}responsedescription"))
     assert said.strip() and not _foreign(said, language), said
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_an_internal_fault_is_told_in_the_accounts_language(
+    dav: Dav, language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mesq.dav import objects
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a fault the person must not read")
+
+    monkeypatch.setattr(objects, "get", broken)
+    set_setting(dav.services.items, dav.user_id, "language", language)
+    answer = dav.request("GET", dav.calendar + "x.ics", Accept_Language="zh-CN" if language == "zh" else "en")
+    assert answer.status_code == 500
+    trace = answer.headers["x-trace-id"]
+    assert trace in answer.text and "fault" not in answer.text
+    assert not _foreign(answer.text.replace(trace, ""), language), answer.text
