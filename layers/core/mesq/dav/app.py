@@ -17,6 +17,7 @@ from ..application.ratelimit import RateLimiter
 from ..asgi.body import read_limited
 from ..asgi.trace import trace_id_of
 from ..kernel.concurrency import run_sync
+from ..kernel.errors import Internal
 from ..kernel.i18n import Text, negotiate, requested_language
 from ..wiring.services import Services
 from . import objects, paths
@@ -129,8 +130,7 @@ def _endpoint(services: Services) -> Callable[[Request], object]:
         except Exception:  # every other fault is internal: logged with its traceback, no text leaks
             logger.exception("CalDAV request failed", extra={"method": request.method})
             said = negotiate(request.headers.get("accept-language"))
-            fault = Text("internal error; quote traceId %(trace)s when reporting it", trace=trace_id)
-            return error_response(DavError(500, fault), trace_id, said)
+            return error_response(DavError(500, Internal.for_trace(trace_id).text), trace_id, said)
 
     return endpoint
 
