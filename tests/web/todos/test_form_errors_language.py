@@ -219,3 +219,22 @@ def test_a_fault_is_told_in_the_pages_language(
     assert drop.status_code == 500 and drop.json()["error"]["code"] == "INTERNAL"
     message, trace = drop.json()["error"]["message"], {drop.headers["x-trace-id"]}
     assert words in message and "secret" not in message and foreign_runs(message, language, trace) == [], message
+
+
+@pytest.mark.parametrize(("language", "words"), [("zh", "回收站"), ("en", "in the trash")])
+def test_a_missing_tasks_page_points_to_the_trash_not_a_tool(
+    browser: Callable[..., Browser], services: Services, language: str, words: str
+) -> None:
+    """A task link that names no task (mistyped, or deleted for good): the page names the trash in
+    the reader's words. The English page read "(trashed tasks are listed by list_todo_trash)", a
+    tool's name no reader can follow; REST and MCP keep naming the tool for the agents."""
+    person = browser()
+    assert person.post("/settings/language", {"language": language}).status_code == 303
+    person.get("/settings")  # its notice shown (and gone from the next page)
+    answer = person.get("/todos/tasks/NoSuchTask0000000")
+    assert answer.status_code == 404
+    said = " ".join(messages(answer))
+    assert words in said and "list_todo_trash" not in answer.text, said
+    assert foreign_runs(said, language, set()) == [], said
+    with pytest.raises(Exception, match="list_todo_trash"):  # the same miss over REST and MCP
+        run(services, person.user_id, "get_todo_task", {"id": "NoSuchTask0000000"})
