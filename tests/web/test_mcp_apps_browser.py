@@ -726,3 +726,16 @@ def test_the_memo_view_says_when_a_memo_is_archived_or_in_the_trash(host: Host):
     view = host.load("memo", server.call("get_memo", {"id": live["id"]}), locale="zh-CN")
     view.locator("article.memo .content p", has_text="正常的笔记").wait_for()
     assert view.locator("article.memo p.status").count() == 0
+
+
+def test_a_views_document_title_is_in_the_hosts_language(host: Host):
+    """The view document's `<title>` (what a host or a screen reader may name the frame by) follows
+    the host's language as the view's words do: a zh-CN host's board was titled "MeSQ board"."""
+    titles = {"en-US": "MeSQ board", "zh-CN": "MeSQ 看板"}
+    for locale in ("zh-CN", "en-US"):
+        view = host.load("board", host.server.call("list_todos", {}), locale=locale)
+        view.locator("h1", has_text=HEADINGS["board"][locale]).wait_for()
+        assert host.frame().title() == titles[locale]
+    host.page.evaluate("window.__bridge.setHostContext({theme: 'light', locale: 'zh-CN', displayMode: 'inline'})")
+    view.locator("h1", has_text=HEADINGS["board"]["zh-CN"]).wait_for()
+    assert host.frame().title() == titles["zh-CN"]

@@ -142,3 +142,16 @@ def test_feed_settings_need_a_session_and_csrf(services: Services, browser: Call
     )
     assert with_token.status_code == 403
     assert "No feed yet" in person.get("/settings/calendar").text
+
+
+def test_an_unknown_feed_says_so_in_the_browsers_language(browser: Callable[..., Browser]):
+    """A rotated or revoked feed URL opened in a browser: no account is known from it, so the
+    browser's language says it (a Chinese reader got "no such calendar feed")."""
+    person = browser()
+    url = "/calendar/mesq_cal_" + "A" * 43 + ".ics"
+    zh = person.client.get(url, headers={"Accept-Language": "zh-CN,zh;q=0.9"})
+    en = person.client.get(url, headers={"Accept-Language": "en-US"})
+    assert zh.status_code == en.status_code == 404
+    assert "日历订阅" in zh.text and not re.search(r"[A-Za-z]", zh.text), zh.text
+    assert "calendar feed" in en.text and not re.search(r"[\u4e00-\u9fff]", en.text), en.text
+    assert zh.headers["content-language"] == "zh-Hans" and en.headers["content-language"] == "en"

@@ -186,3 +186,55 @@ def test_an_english_page_names_the_field_as_labelled_and_rest_keeps_the_argument
     rest = client.post("/api/toolkit/todo/tasks", json={"title": "长" * 501},
                        headers={**account.headers, "Accept-Language": "zh-CN"})  # fmt: skip
     assert rest.status_code == 400 and rest.json()["error"]["message"] == "title: at most 500 characters"
+
+
+@pytest.mark.parametrize(("language", "words"), [("zh", "追踪编号"), ("en", "quote traceId")])
+def test_a_fault_is_told_in_the_pages_language(
+    browser: Callable[..., Browser], services: Services, language: str, words: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault in a page, and in a page script's request (a card dropped on the board), says the
+    trace id in the reader's words: a Chinese page read "internal error; quote traceId … when
+    reporting it", a template the catalog did not have."""
+    from mesq.web.settings import calendar
+    from mesq.web.todos import board
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("secret internals")
+
+    person = browser()
+    assert person.post("/settings/language", {"language": language}).status_code == 303
+    person.get("/settings")  # its notice shown (and gone from the next page)
+    task = new_task(services, person.user_id, "浇花")
+    monkeypatch.setattr(calendar, "_page", broken)
+    monkeypatch.setattr(board, "_move_arguments", broken)
+    page = person.get("/settings/calendar")
+    assert page.status_code == 500 and "secret internals" not in page.text
+    said = " ".join(messages(page))
+    trace = {page.headers["x-trace-id"]}
+    assert words in said and foreign_runs(said, language, trace) == [], said
+    drop = person.client.post(
+        f"/todos/tasks/{task['id']}/drop", json={"revision": task["revision"], "index": 0},
+        headers={"X-CSRF-Token": person.csrf},
+    )  # fmt: skip
+    assert drop.status_code == 500 and drop.json()["error"]["code"] == "INTERNAL"
+    message, trace = drop.json()["error"]["message"], {drop.headers["x-trace-id"]}
+    assert words in message and "secret" not in message and foreign_runs(message, language, trace) == [], message
+
+
+@pytest.mark.parametrize(("language", "words"), [("zh", "回收站"), ("en", "in the trash")])
+def test_a_missing_tasks_page_points_to_the_trash_not_a_tool(
+    browser: Callable[..., Browser], services: Services, language: str, words: str
+) -> None:
+    """A task link that names no task (mistyped, or deleted for good): the page names the trash in
+    the reader's words. The English page read "(trashed tasks are listed by list_todo_trash)", a
+    tool's name no reader can follow; REST and MCP keep naming the tool for the agents."""
+    person = browser()
+    assert person.post("/settings/language", {"language": language}).status_code == 303
+    person.get("/settings")  # its notice shown (and gone from the next page)
+    answer = person.get("/todos/tasks/NoSuchTask0000000")
+    assert answer.status_code == 404
+    said = " ".join(messages(answer))
+    assert words in said and "list_todo_trash" not in answer.text, said
+    assert foreign_runs(said, language, set()) == [], said
+    with pytest.raises(Exception, match="list_todo_trash"):  # the same miss over REST and MCP
+        run(services, person.user_id, "get_todo_task", {"id": "NoSuchTask0000000"})

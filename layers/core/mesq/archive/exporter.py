@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 import zipfile
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import IO, Any
 from zoneinfo import ZoneInfo
@@ -95,6 +97,33 @@ def _shown(timestamp: Any, zone: str | None) -> Any:
         return timestamp
 
 
+#: Info-ZIP's extended timestamp extra field: the modification time as Unix seconds.
+_UNIX_TIME_FIELD = 0x5455
+
+
+def _moment(timestamp: Any) -> datetime | None:
+    try:
+        return parse_timestamp(str(timestamp), "at") if timestamp else None
+    except ValidationError:
+        return None
+
+
+def _member(name: str, moment: datetime | None, fallback: datetime, zone: tzinfo) -> zipfile.ZipInfo:
+    """A member dated `moment` (else `fallback`, the archive's own time): what a file manager shows
+    is the DOS date and time, a wall clock with no zone, so it is the account's clock (else UTC's);
+    the extended timestamp holds the instant itself, which unzip and 7-Zip set on the file they
+    write. A member opened by name alone was dated 1 January 1980."""
+    if moment is None or not 1980 <= in_zone(moment, zone).year <= 2107:  # what a DOS date can hold
+        moment = fallback
+    local = in_zone(moment, zone)
+    info = zipfile.ZipInfo(name, date_time=(local.year, local.month, local.day, local.hour, local.minute, local.second))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    seconds = int(moment.timestamp())
+    if -(2**31) <= seconds < 2**31:
+        info.extra = struct.pack("<HHBi", _UNIX_TIME_FIELD, 5, 1, seconds)
+    return info
+
+
 def memo_markdown(item: dict[str, Any], zone: str | None = None) -> str:
     """A memo as Markdown with the YAML front matter the Markdown import reads; its times in the
     account's `zone` (the pages are for people: the day they wrote it, not UTC's)."""
@@ -130,8 +159,15 @@ def export_account(
     files: dict[str, _Entry] = {}
     blob_paths: list[tuple[str, str]] = []  # (path, the name its owner knows it by)
     keep = covered_by(scopes) if scopes is not None else (lambda item: True)
+    zone = configured_zone(items, user_id)
+    clock: tzinfo = ZoneInfo(zone) if zone else UTC
+    made = _moment(exported_at) or datetime.now(UTC)
+
+    def dated(name: str, moment: datetime | None = None) -> zipfile.ZipInfo:
+        return _member(name, moment, made, clock)
+
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
-        with archive.open(RECORDS, "w", force_zip64=True) as member:
+        with archive.open(dated(RECORDS), "w", force_zip64=True) as member:
             sink = _Hashing(member)
             for item in _records(items, user_id, keep):
                 sink.write(json.dumps(item, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode() + b"\n")
@@ -144,10 +180,9 @@ def export_account(
             files[RECORDS] = sink.entry()
         # A second pass over the memos (a zip takes one member at a time): one Markdown page each.
         memos = walk(items, user_partition(user_id), prefix=MEMO_PREFIX) if keep({"sk": MEMO_PREFIX}) else iter(())
-        zone = configured_zone(items, user_id)
         for item in memos:
             name = f"{MEMO_DIR}{item['sk'].removeprefix(MEMO_PREFIX)}.md"
-            with archive.open(name, "w") as memo:
+            with archive.open(dated(name, _moment(item.get("updatedAt"))), "w") as memo:
                 page = _Hashing(memo)
                 page.write(memo_markdown(item, zone).encode())
                 files[name] = page.entry()
@@ -158,7 +193,7 @@ def export_account(
                 continue
             name = BLOB_DIR + path
             try:
-                with archive.open(name, "w", force_zip64=True) as member:
+                with archive.open(dated(name), "w", force_zip64=True) as member:
                     sink = _Hashing(member)
                     for chunk in blobs.stream(path):
                         sink.write(chunk)
@@ -184,6 +219,6 @@ def export_account(
         if scopes is not None:
             # What the credential covered: a reader knows the archive is not the whole account.
             head["scopes"] = sorted(scope for scope in scopes if scope.endswith(":read"))
-        with archive.open(MANIFEST, "w") as member:
+        with archive.open(dated(MANIFEST), "w") as member:
             _write_manifest(member, head, files)
     return report

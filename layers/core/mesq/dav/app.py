@@ -18,7 +18,7 @@ from ..asgi.body import read_limited
 from ..asgi.trace import trace_id_of
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import Internal
-from ..kernel.i18n import requested_language
+from ..kernel.i18n import Text, negotiate, requested_language
 from ..wiring.services import Services
 from . import objects, paths
 from .auth import caller
@@ -49,7 +49,7 @@ def _options() -> Response:
 async def _body(request: Request, limit: int) -> bytes:
     body = await read_limited(request, limit)
     if body is None:
-        raise DavError(413, f"the request body is over {limit} bytes")
+        raise DavError(413, Text("the request body is over %(limit)s bytes", limit=limit))
     return body
 
 
@@ -62,11 +62,7 @@ def _xml(body: bytes) -> ET.Element | None:
 
 def _handle(request: Request, services: Services, limiter: RateLimiter, target: paths.Target, body: bytes) -> Response:
     """Everything after the body arrived, on a worker thread."""
-    method = request.method
     who = caller(request, services, limiter)
-    # As at sign-in, capitals and spaces around a username do not matter (`/dav/Alice/` is alice's).
-    if target.username and target.username.strip().lower() != who.username:
-        raise DavError(403, "these calendars belong to another account")
     session = Session(
         services,
         who,
@@ -74,17 +70,31 @@ def _handle(request: Request, services: Services, limiter: RateLimiter, target: 
         trace_id_of(request),
         requested_language(request.headers.get("accept-language")),
     )
+    try:
+        return _serve(request, session, target, body)
+    except DavError as error:
+        error.language = session.say.language  # the person's choice, as the names the client shows
+        raise
+
+
+def _serve(request: Request, session: Session, target: paths.Target, body: bytes) -> Response:
+    method = request.method
+    # As at sign-in, capitals and spaces around a username do not matter (`/dav/Alice/` is alice's).
+    if target.username and target.username.strip().lower() != session.username:
+        raise DavError(403, Text("these calendars belong to another account"))
     if method == "PROPFIND":
         wanted = requested(_xml(body))
         return _multistatus(propfind(session, target, depth_of(request.headers.get("depth")), wanted).body())
     if method == "REPORT":
         return _multistatus(report(session, target, _xml(body)).body())
     if method == "PROPPATCH":
-        return _multistatus(serialize(proppatch(request.url.path, _xml(body))))
+        return _multistatus(serialize(proppatch(request.url.path, _xml(body), session.say)))
     if method in ("MKCALENDAR", "MKCOL"):
-        raise DavError(403, "calendars are spaces: create a space in MeSQ, it appears here")
+        raise DavError(403, Text("calendars are spaces: create a space in MeSQ, it appears here"))
     if target.level != "object" and method != "DELETE":
-        raise DavError(405, f"{method} works on a task, not on a calendar", headers={"Allow": ALLOW})
+        raise DavError(
+            405, Text("%(method)s works on a task, not on a calendar", method=method), headers={"Allow": ALLOW}
+        )
     if method in ("GET", "HEAD"):
         return objects.get(session, target, head=method == "HEAD")
     if method == "PUT":
@@ -103,17 +113,24 @@ def _endpoint(services: Services) -> Callable[[Request], object]:
                 return _options()
             target = paths.parse(request.url.path)
             if target is None:
-                raise DavError(404, "no such CalDAV resource")
+                raise DavError(404, Text("no such CalDAV resource"))
             if not paths.is_utf8(request.scope.get("raw_path"), target):
-                raise DavError(400, "a resource name is UTF-8 text: percent-encode its UTF-8 bytes (caf%C3%A9.ics)")
+                raise DavError(
+                    400,
+                    Text(
+                        "a resource name is UTF-8 text: percent-encode its UTF-8 bytes (%(example)s)",
+                        example="caf%C3%A9.ics",
+                    ),
+                )
             limit = MAX_OBJECT_BYTES if request.method == "PUT" else MAX_XML_BYTES
             body = await _body(request, limit)
             return await run_sync(_handle, request, services, limiter, target, body)
         except DavError as error:
-            return error_response(error, trace_id)
+            return error_response(error, trace_id, negotiate(request.headers.get("accept-language")))
         except Exception:  # every other fault is internal: logged with its traceback, no text leaks
             logger.exception("CalDAV request failed", extra={"method": request.method})
-            return error_response(DavError(500, Internal.for_trace(trace_id).message), trace_id)
+            said = negotiate(request.headers.get("accept-language"))
+            return error_response(DavError(500, Internal.for_trace(trace_id).text), trace_id, said)
 
     return endpoint
 

@@ -25,9 +25,10 @@ from starlette.requests import Request
 from ..application.ratelimit import RateLimiter
 from ..asgi.instance import client_ip
 from ..auth.tokens import authenticate_token
-from ..auth.users import get_user
+from ..auth.users import get_user, preferred_language
 from ..kernel.context import Principal
 from ..kernel.errors import RateLimited, Unauthorized
+from ..kernel.i18n import Text, requested_language
 from ..wiring.services import Services
 from .errors import DavError
 
@@ -71,7 +72,7 @@ def _credentials(request: Request) -> tuple[str, str] | None:
 def caller(request: Request, services: Services, limiter: RateLimiter) -> Caller:
     """The authenticated caller (sync: it reads the store). DavError 401/403/429 otherwise."""
     if not secure_enough(request):
-        raise DavError(403, "CalDAV needs https: the password is an access token")
+        raise DavError(403, Text("CalDAV needs https: the password is an access token"))
     found = _credentials(request)
     principal = _principal(services, found) if found is not None else None
     if found is None or principal is None:
@@ -79,15 +80,20 @@ def caller(request: Request, services: Services, limiter: RateLimiter) -> Caller
             try:
                 limiter.hit(f"ip:{client_ip(request)}", "unauthenticated")
             except RateLimited as error:
-                raise DavError(429, error.message, headers=_retry(error)) from None
-        raise DavError(401, "sign in with your MeSQ username and a personal access token as the password")
-    if READ not in principal.scopes:
-        raise DavError(403, "this token lacks the scope todo:read, which CalDAV needs")
-    if limiter.enabled:
-        try:
-            limiter.hit(principal.credential_id, "tool_call")
-        except RateLimited as error:
-            raise DavError(429, error.message, headers=_retry(error)) from None
+                raise DavError(429, error.text, headers=_retry(error)) from None
+        raise DavError(401, Text("sign in with your MeSQ username and a personal access token as the password"))
+    try:
+        if READ not in principal.scopes:
+            raise DavError(403, Text("this token lacks the scope %(scope)s, which CalDAV needs", scope="todo:read"))
+        if limiter.enabled:
+            try:
+                limiter.hit(principal.credential_id, "tool_call")
+            except RateLimited as error:
+                raise DavError(429, error.text, headers=_retry(error)) from None
+    except DavError as refused:  # the person is known: said in their language, as after this
+        profile = get_user(services.items, principal.user_id)
+        refused.language = preferred_language(profile, requested_language(request.headers.get("accept-language")))
+        raise
     return Caller(principal=principal, username=found[0])
 
 

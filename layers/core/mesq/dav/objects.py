@@ -14,6 +14,7 @@ from typing import Any
 
 from starlette.responses import Response
 
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
@@ -52,7 +53,7 @@ def _parent_uid(session: Session, record: Item) -> str | None:
 def _collection(session: Session, target: Target) -> str:
     collection = session.collection(target.collection)
     if collection is None:
-        raise DavError(404, f"no calendar {quoted(target.collection)}: a space's id or inbox")
+        raise DavError(404, Text("no calendar %(name)s: a space's id or inbox", name=quoted(target.collection)))
     return collection.id
 
 
@@ -60,7 +61,7 @@ def get(session: Session, target: Target, *, head: bool = False) -> Response:
     collection_id = _collection(session, target)
     found = _current(session, collection_id, target.name)
     if found is None:
-        raise DavError(404, f"no task {quoted(target.name)} in this calendar")
+        raise DavError(404, Text("no task %(name)s in this calendar", name=quoted(target.name)))
     kind, record = found
     parent_uid = _parent_uid(session, record)
     body = body_of(kind, record, parent_uid, session.zone)
@@ -130,7 +131,7 @@ def _settled(fields: dict[str, Any], current: Item | None, user_zone: str | None
 def put(session: Session, target: Target, body: bytes, headers: dict[str, str | None]) -> Response:
     collection_id = _collection(session, target)
     if not session.caller.can_write:
-        raise DavError(403, "this token lacks the scope todo:write: the calendar is read-only")
+        raise DavError(403, Text("this token lacks the scope %(scope)s: the calendar is read-only", scope="todo:write"))
     media = (headers.get("content-type") or "text/calendar").partition(";")[0].strip().lower()
     if media not in ("text/calendar", "application/octet-stream", ""):
         raise DavError(415, f"a task is sent as text/calendar, not {media[:60]}")
@@ -159,16 +160,16 @@ def put(session: Session, target: Target, body: bytes, headers: dict[str, str | 
 
 def delete(session: Session, target: Target, if_match: str | None) -> Response:
     if target.level != "object":
-        raise DavError(403, "calendars are spaces and the inbox: delete a space in MeSQ itself")
+        raise DavError(403, Text("calendars are spaces and the inbox: delete a space in MeSQ itself"))
     collection_id = _collection(session, target)
     if not session.caller.can_write:
-        raise DavError(403, "this token lacks the scope todo:write: the calendar is read-only")
+        raise DavError(403, Text("this token lacks the scope %(scope)s: the calendar is read-only", scope="todo:write"))
     # Without If-Match the DELETE names the task, not a revision: a write committing between the
     # read and the delete is read again (up to 3 times) rather than answered 412.
     for attempt in range(1, _UNCONDITIONAL_ATTEMPTS + 1):
         current = _current(session, collection_id, target.name)
         if current is None:
-            raise DavError(404, f"no task {quoted(target.name)} in this calendar")
+            raise DavError(404, Text("no task %(name)s in this calendar", name=quoted(target.name)))
         expected = _preconditions(session, if_match, None, current).get("expectedRevision", int(current[1]["revision"]))
         kind, record = current
         shown = "inbox" if kind == "inbox" else "subtask" if record.get("parentId") else "task"

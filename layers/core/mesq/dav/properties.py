@@ -255,8 +255,8 @@ def add_response(
         _status(propstat, 404, "Not Found")
 
 
-def add_refused(root: ET.Element, href: str, names: Iterable[str]) -> None:
-    """One `response` refusing every named property (403), for PROPPATCH."""
+def add_refused(root: ET.Element, href: str, names: Iterable[str], why: str) -> None:
+    """One `response` refusing every named property (403), for PROPPATCH; `why` in the person's words."""
     response = element(root, tag(DAV, "response"))
     href_element(response, href)
     propstat = element(response, tag(DAV, "propstat"))
@@ -264,6 +264,4 @@ def add_refused(root: ET.Element, href: str, names: Iterable[str]) -> None:
     for name in names:
         ET.SubElement(prop, name)
     _status(propstat, 403, "Forbidden")
-    element(
-        response, tag(DAV, "responsedescription"), "names, colours and order are the spaces' own: change them in MeSQ"
-    )
+    element(response, tag(DAV, "responsedescription"), why)

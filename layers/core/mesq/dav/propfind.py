@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
+from ..kernel.i18n import Text, Translator
 from ..kernel.messages import quoted
 from .budget import Answer, Build
 from .errors import DavError
@@ -101,7 +102,7 @@ def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> An
         return answer
     calendar = session.collection(target.collection)
     if calendar is None:
-        raise DavError(404, f"no calendar {quoted(target.collection)}: a space's id or inbox")
+        raise DavError(404, Text("no calendar %(name)s: a space's id or inbox", name=quoted(target.collection)))
     if target.level == "collection":
         href = session.collection_href(calendar.id)
         add(href, collection_properties(session, calendar, Points(session)))
@@ -114,17 +115,18 @@ def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> An
         return answer
     member = named_members(session, calendar.id, [target.name]).get(target.name)
     if member is None:
-        raise DavError(404, f"no task {quoted(target.name)} in this calendar")
+        raise DavError(404, Text("no task %(name)s in this calendar", name=quoted(target.name)))
     answer.add_always(member_response(session, calendar.id, member, wanted))
     return answer
 
 
-def proppatch(href: str, root: ET.Element | None) -> ET.Element:
+def proppatch(href: str, root: ET.Element | None, say: Translator) -> ET.Element:
     """PROPPATCH (a list's colour or order set in an app): every property refused, 403 each in one
-    multistatus (RFC 4918 §9.2): names and order are the spaces' own, changed in MeSQ."""
+    multistatus (RFC 4918 §9.2): names and order are the spaces' own, changed in MeSQ (said in
+    the person's language: `say`, an app may show it)."""
     if root is None or root.tag != tag(DAV, "propertyupdate"):
         raise DavError(400, "a PROPPATCH body is a DAV:propertyupdate element")
     names = [prop.tag for change in root for holder in change if holder.tag == tag(DAV, "prop") for prop in holder]
     answer = multistatus()
-    add_refused(answer, href, names)
+    add_refused(answer, href, names, say.gettext("names, colours and order are the spaces' own: change them in MeSQ"))
     return answer

@@ -14,6 +14,7 @@ from xml.etree import ElementTree as ET
 from zoneinfo import ZoneInfo
 
 from ..auth.user_zone import MAX_ZONE_CHARS, is_zone_name
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from .budget import Answer, gone, insufficient_bytes
 from .errors import DavError
@@ -34,7 +35,7 @@ def report(session: Session, target: Target, root: ET.Element | None) -> Answer:
         raise DavError(403, "reports run on a calendar or a task", (DAV, "supported-report"))
     collection = session.collection(target.collection)
     if collection is None:
-        raise DavError(404, f"no calendar {quoted(target.collection)}: a space's id or inbox")
+        raise DavError(404, Text("no calendar %(name)s: a space's id or inbox", name=quoted(target.collection)))
     if root.tag == tag(CALDAV, "calendar-query"):
         return _query(session, target, collection.id, root)
     if root.tag == tag(CALDAV, "calendar-multiget"):

@@ -16,7 +16,7 @@ from ..application.invocation import invoke_sync
 from ..auth.user_zone import configured_zone
 from ..auth.users import get_user, preferred_language
 from ..kernel.errors import MesqError
-from ..kernel.i18n import Translator
+from ..kernel.i18n import Text, Translator
 from ..kernel.spec import load_spec
 from ..todos.sync.links import INBOX, INBOX_NAME, UNTITLED
 from ..wiring.services import Services
@@ -52,7 +52,9 @@ class Session:
 
     def invoke(self, operation_id: str, *, writing: bool = False, **arguments: Any) -> dict[str, Any]:
         if writing and not self.caller.can_write:
-            raise DavError(403, "this token lacks the scope todo:write: the calendar is read-only")
+            raise DavError(
+                403, Text("this token lacks the scope %(scope)s: the calendar is read-only", scope="todo:write")
+            )
         try:
             return invoke_sync(
                 load_spec().operation(operation_id),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .i18n import Text
+from .i18n import N_, Text
 from .messages import bounded_message
 
 
@@ -146,5 +146,6 @@ class Internal(MesqError):
 
     @classmethod
     def for_trace(cls, trace_id: str) -> Internal:
-        """The only thing a client learns of an unexpected fault: where to find it in the logs."""
-        return cls("internal error; quote traceId %(trace)s when reporting it", trace=trace_id)
+        """The only thing a client learns of an unexpected fault: where to find it in the logs
+        (marked for the catalog: a page and a CalDAV refusal say it in the reader's language)."""
+        return cls(N_("internal error; quote traceId %(trace)s when reporting it"), trace=trace_id)

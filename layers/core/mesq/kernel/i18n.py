@@ -33,6 +33,8 @@ DOMAIN = "messages"
 DEFAULT_LANGUAGE = "en"
 #: The languages a user can choose, in the Settings form's order, with their own names.
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "中文"}
+#: The language tag each is written with (`<html lang>`, `Content-Language`): Chinese is Simplified.
+LANGUAGE_TAGS: dict[str, str] = {"en": "en", "zh": "zh-Hans"}
 MAX_ACCEPT_LANGUAGE = 500  # characters of the header read; the rest is ignored
 _PLACEHOLDER = re.compile(r"%\((\w+)\)")
 #: One Han character (the CJK unified ideographs, extension A, the compatibility ideographs).

@@ -70,7 +70,12 @@ def local_due(due: Any, timezone: Any, language: str = DEFAULT_LANGUAGE) -> str:
         zone = UTC
     moment = in_zone(parse_timestamp(str(due.get("at")), "at"), zone)
     say = Translator(language)
-    zone_words = formats.zone_name(zone, language)
+    # The hour a clock change repeats (01:30 twice in New York on the autumn night) is said with
+    # its side of the change (`EDT` / `EST`, `北美东部夏令时间`), as the pages say it: the generic
+    # name would give two reminders an hour apart the same words. Every other hour keeps the
+    # everyday name (`Eastern Time`, `中国时间`).
+    repeated = moment.replace(fold=1 - moment.fold).utcoffset() != moment.utcoffset()
+    zone_words = formats.zone_at(moment, language) if repeated else formats.zone_name(zone, language)
     return say.gettext("%(time)s (%(zone)s)", time=moment.strftime("%Y-%m-%d %H:%M"), zone=zone_words)
 
 

@@ -1,5 +1,5 @@
 """What an id a task tool did not find is: an inbox item (and the inbox tool that takes it), a
-memo (memos have their own tools), or nothing (trashed tasks are listed by list_todo_trash). A
+memo (memos have their own tools), or nothing (a trashed task is in list_todo_trash). A
 model mixes the kinds up; the answer names the fix. Used by every single-record task tool (the
 board's writes and get_todo_task); the batch tools name their inbox tool the same way."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..kernel.context import Services
 from ..kernel.errors import MesqError, NotFound, ValidationError
+from ..kernel.i18n import ForPrograms
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..search.searchables import searchables_of
@@ -37,4 +38,14 @@ def missing_task(services: Services, user_id: str, state: TodoState, task_id: st
         return ValidationError(
             "%(id)s is a memo, not a todo task; use the memo tools (get_memo, update_memo)", id=quoted(task_id)
         )
-    return NotFound("todo task %(id)s not found (trashed tasks are listed by list_todo_trash)", id=quoted(task_id))
+    return task_not_found(task_id)
+
+
+def task_not_found(task_id: str) -> NotFound:
+    """No live task has this id. The tool that lists the trash is for the agents (REST and MCP
+    say it); a page says where the trash is in its reader's words and names no tool."""
+    return NotFound(
+        "todo task %(id)s not found (a trashed task is in the trash%(tool)s)",
+        id=quoted(task_id),
+        tool=ForPrograms(", listed by list_todo_trash"),
+    )

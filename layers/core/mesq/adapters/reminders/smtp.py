@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 
+from ...kernel.i18n import DEFAULT_LANGUAGE, LANGUAGE_TAGS
 from ...reminders.channels import Channel
 from ...reminders.headers import one_line
 from ...reminders.message import Message, message_of
@@ -30,13 +31,17 @@ def email_of(channel: Channel, message: Message) -> EmailMessage:
     email["To"] = str(channel.config["to"])
     email["Date"] = formatdate(usegmt=True)  # RFC 5322 §3.6: a message has its origination date
     email["Message-ID"] = make_msgid(domain="mesq")
+    # The language the words are in (RFC 3282; `lang` on the HTML part): a mail client picks the
+    # glyphs of Han characters by it, and draws Chinese in Japanese forms without it.
+    tag = LANGUAGE_TAGS.get(message.say.language, LANGUAGE_TAGS[DEFAULT_LANGUAGE])
     email.set_content(message.text + "\n")
     due = f"<p>{html.escape(message.say.gettext('Due: %(when)s', when=message.due))}</p>" if message.due else ""
     email.add_alternative(
-        f"<html><body><h2>{html.escape(message.title)}</h2>{due}"
+        f'<html lang="{tag}"><body><h2>{html.escape(message.title)}</h2>{due}'
         f'<p><a href="{html.escape(message.link)}">{html.escape(message.link_words)}</a></p></body></html>',
         subtype="html",
     )
+    email["Content-Language"] = tag  # after the parts are made: making them moves Content-* headers into them
     return email
 
 

@@ -12,13 +12,15 @@ var Mesq = (function () {
       matchedBy: "matched by", board: "Board", changes: "Changes", results: "Results", memo: "Memo",
       attachments: "Attachments", done: "done", yes: "yes", no: "no", lessRelated: "Less related",
       noCloseMatch: "Nothing matches closely.", more: "More tasks are on the board than this page shows.",
-      colon: ": ", comma: ", ", degraded: "Some results may be missing: the search index is still catching up." },
+      colon: ": ", comma: ", ", degraded: "Some results may be missing: the search index is still catching up.",
+      title: { board: "MeSQ board", memo: "MeSQ memo", results: "MeSQ search results", changes: "MeSQ changes" } },
     zh: { loading: "正在等待结果…", empty: "没有内容。", complete: "完成", undo: "撤销", undone: "已撤销",
       notUndone: "未撤销", open: "打开", due: "截止", priority: "优先级", inbox: "收件箱", error: "错误",
       field: "字段", before: "之前", after: "之后", moved: "已移动", moveTo: "移到", matchedBy: "匹配方式", board: "看板",
       changes: "更改", results: "结果", memo: "笔记", attachments: "附件", done: "已完成", yes: "是", no: "否",
       lessRelated: "相关性较低", noCloseMatch: "没有高度相关的结果。", more: "看板上还有更多任务，这一页没有全部显示。",
-      colon: "：", comma: "，", degraded: "部分结果可能缺失：搜索索引还在更新中。" }
+      colon: "：", comma: "，", degraded: "部分结果可能缺失：搜索索引还在更新中。",
+      title: { board: "MeSQ 看板", memo: "MeSQ 笔记", results: "MeSQ 搜索结果", changes: "MeSQ 更改记录" } }
   };
   /* The words of the values the views show (priorities, record kinds, actions, search branches,
      fields, actors): the server sends codes; a value not listed here is shown as sent. */
@@ -119,6 +121,9 @@ var Mesq = (function () {
   function applyContext() {
     document.documentElement.setAttribute("data-theme", context().theme === "dark" ? "dark" : "light");
     document.documentElement.setAttribute("lang", lang() === "zh" ? "zh-CN" : "en");
+    // The document's title too (apps.py writes the English one): a host or a screen reader may name the frame by it.
+    var title = STRINGS[lang()].title[document.body.getAttribute("data-view")];
+    if (title) document.title = title;
   }
   /* Renders again only for a new result, language or time zone: a theme change is CSS (data-theme),
      and an unneeded render would replace the DOM under a click in progress and close what Open showed. */

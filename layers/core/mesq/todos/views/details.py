@@ -25,8 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...kernel.errors import NotFound
-from ...kernel.messages import quoted
+from ..misses import task_not_found
 from ..model import MAX_SUBTASKS
 from .budget import RESPONSE_BUDGET_CHARACTERS, with_notes_page
 from .traversal import Board, Record, is_live, order_key, without_notes
@@ -46,9 +45,7 @@ def task_details(
 ) -> dict[str, Any]:
     task = next((t for t in board.tasks if t["id"] == task_id), None)
     if task is None or not is_live(task):
-        raise NotFound(
-            "todo task %(task_id)s not found (trashed tasks are listed by list_todo_trash)", task_id=quoted(task_id)
-        )
+        raise task_not_found(task_id)
     subtasks = sorted((t for t in board.tasks if t.get("parentId") == task_id and is_live(t)), key=order_key)
     shown = board.task_view(task)
     if task.get("recurrence") or task.get("occurrences"):

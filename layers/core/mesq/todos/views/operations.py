@@ -26,13 +26,11 @@ from ...history.actor import actor_of
 from ...history.sessions import current_session
 from ...kernel import timestamps
 from ...kernel.context import Call
-from ...kernel.errors import NotFound
-from ...kernel.messages import quoted
 from .. import keys, model
 from ..destinations import resolve_space
 from ..due_index import ensure_indexed
 from ..inbox.detail_context import effective_timezone
-from ..misses import missing_task
+from ..misses import missing_task, task_not_found
 from ..reminder_zone import set_user_zone
 from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
@@ -139,9 +137,7 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if task is None:  # an inbox item's or a memo's id says so (a model mixes the kinds up)
         raise missing_task(call.services, call.principal.user_id, state, args["id"], "get_todo_task")
     if parent is None or not keys.live(task) or not keys.live(parent):
-        raise NotFound(
-            "todo task %(id)s not found (trashed tasks are listed by list_todo_trash)", id=quoted(args["id"])
-        )
+        raise task_not_found(args["id"])
     include_context = args.get("includeContext", False)
     board = replace(
         board_of(state, records=False),

@@ -337,8 +337,8 @@ def endpoint(
         except Exception as exc:  # a fault: logged with its traceback, shown without its text
             logger.exception("unhandled error in a page", extra={"traceId": trace_id, "error_type": type(exc).__name__})
             internal = Internal.for_trace(trace_id)
-            if api:
-                return failure(internal, trace_id)
+            if api:  # in the page's language, as a refusal is
+                return failure(_said(internal, language), trace_id)
             return error_page(internal, trace_id, current, language, unsaved=_given_back(request, fields))
 
     return run

@@ -25,6 +25,7 @@ from markupsafe import Markup
 
 from ...kernel.i18n import (
     DEFAULT_LANGUAGE,
+    LANGUAGE_TAGS,
     LANGUAGES,
     N_,
     NC_,
@@ -37,7 +38,7 @@ from ...kernel.i18n import (
 )
 
 #: `<html lang>` for each language: the pages are in Simplified Chinese.
-HTML_LANG = {"en": "en", "zh": "zh-Hans"}
+HTML_LANG = LANGUAGE_TAGS
 
 
 @cache

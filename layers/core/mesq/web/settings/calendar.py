@@ -29,6 +29,7 @@ from ...calendar_feed.ics import feed
 from ...calendar_feed.source import dated_records
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
+from ...kernel.i18n import LANGUAGE_TAGS, Translator, negotiate
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.security import cookie_name, cookies_secure, instance_base, set_strict_cookie
@@ -104,8 +105,17 @@ def feed_endpoint(web: Web) -> Route:
     async def serve(request: Request) -> Response:
         name = request.path_params["feed"]
         body = await run_sync(_feed_body, web, name.removesuffix(".ics")) if name.endswith(".ics") else None
-        if body is None:
-            return PlainTextResponse("no such calendar feed", status_code=404, headers={"Cache-Control": "no-store"})
+        if body is None:  # no account is known from a URL that reads nothing: the browser's language
+            language = negotiate(request.headers.get("accept-language"))
+            words = Translator(language).gettext(
+                "No calendar feed at this address: it was replaced by a new one or revoked, or it is mistyped."
+            )
+            headers = {
+                "Cache-Control": "no-store",
+                "Content-Language": LANGUAGE_TAGS[language],
+                "Vary": "Accept-Language",
+            }
+            return PlainTextResponse(words, status_code=404, headers=headers)
         return Response(body, media_type="text/calendar; charset=utf-8", headers=FEED_HEADERS)
 
     return Route(FEED_ROUTE, serve, methods=["GET"])

@@ -1,0 +1,94 @@
+"""What a browser shows when a person opens a CalDAV address (the URL a phone was given, pasted
+into a browser): the refusal is in the person's language (Settings, else the browser's
+`Accept-Language`, else English), as the pages are; a Chinese reader met English sentences
+("sign in with your MeSQ username…", "GET works on a task, not on a calendar") before."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from mesq.auth.users import set_setting
+
+from .conftest import Dav
+
+LATIN_WORDS = re.compile(r"[A-Za-z]{2,}")
+#: Names a Chinese sentence keeps as they are (reviewed, as on the pages).
+NAMES = {"nope", "ics", "MeSQ", "CalDAV", "https", "GET", "todo", "read", "write", "inbox", "ID"}
+
+
+def _foreign(text: str, language: str) -> list[str]:
+    if language == "zh":
+        return [w for w in LATIN_WORDS.findall(text) if w not in NAMES]
+    return re.findall(r"[\u4e00-\u9fff]+", text)
+
+
+@pytest.mark.parametrize(("header", "language"), [("zh-CN,zh;q=0.9", "zh"), ("en-US,en;q=0.9", "en")])
+def test_a_browser_without_a_password_is_refused_in_its_language(dav: Dav, header: str, language: str) -> None:
+    for path, status in (("/dav/", 401), ("/dav/x/y/z/w/v", 404)):
+        answer = dav.client.get(path, headers={"Accept-Language": header})
+        assert answer.status_code == status
+        assert answer.text.strip() and not _foreign(answer.text, language), answer.text
+        assert answer.headers["content-language"] == {"zh": "zh-Hans", "en": "en"}[language]
+    assert "个人访问令牌" in dav.client.get("/dav/", headers={"Accept-Language": header}).text or language == "en"
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_what_a_signed_in_browser_meets_is_in_the_accounts_language(
+    make_dav: Callable[..., Dav], language: str
+) -> None:
+    dav, other = make_dav(), make_dav(scopes="todo:write")
+    set_setting(dav.services.items, dav.user_id, "language", language)
+    set_setting(other.services.items, other.user_id, "language", language)
+    opposite = "en-US" if language == "zh" else "zh-CN"  # the account's choice wins over the browser's
+    answers = {
+        "GET a calendar": dav.request("GET", dav.calendar, Accept_Language=opposite),
+        "GET the home": dav.request("GET", f"/dav/{dav.username}/", Accept_Language=opposite),
+        "no such calendar": dav.request("GET", f"/dav/{dav.username}/nope/x.ics", Accept_Language=opposite),
+        "no such task": dav.request("GET", dav.calendar + "nope.ics", Accept_Language=opposite),
+        "another account": dav.request("GET", "/dav/someone-else/", Accept_Language=opposite),
+        "no read scope": other.request("GET", f"/dav/{other.username}/", Accept_Language=opposite),
+    }
+    statuses = {name: answer.status_code for name, answer in answers.items()}
+    assert statuses == {"GET a calendar": 405, "GET the home": 405, "no such calendar": 404, "no such task": 404,
+                        "another account": 403, "no read scope": 403}  # fmt: skip
+    for name, answer in answers.items():
+        assert answer.text.strip() and not _foreign(answer.text, language), (name, answer.text)
+        assert answer.headers["content-language"] == {"zh": "zh-Hans", "en": "en"}[language], name
+
+
+PROPPATCH = (
+    '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop>'
+    "<D:displayname>x</D:displayname></D:prop></D:set></D:propertyupdate>"
+)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_calendar_renamed_on_a_phone_is_refused_in_the_accounts_language(dav: Dav, language: str) -> None:
+    """The refusal's description is what an app may show the person who renamed the list."""
+    set_setting(dav.services.items, dav.user_id, "language", language)
+    answer = dav.request("PROPPATCH", dav.calendar, PROPPATCH)
+    assert answer.status_code == 207 and "403 Forbidden" in answer.text
+    said = str(ET.fromstring(answer.content).findtext(".//{DAV:}responsedescription"))
+    assert said.strip() and not _foreign(said, language), said
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_an_internal_fault_is_told_in_the_accounts_language(
+    dav: Dav, language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mesq.dav import objects
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a fault the person must not read")
+
+    monkeypatch.setattr(objects, "get", broken)
+    set_setting(dav.services.items, dav.user_id, "language", language)
+    answer = dav.request("GET", dav.calendar + "x.ics", Accept_Language="zh-CN" if language == "zh" else "en")
+    assert answer.status_code == 500
+    trace = answer.headers["x-trace-id"]
+    assert trace in answer.text and "fault" not in answer.text
+    assert not _foreign(answer.text.replace(trace, ""), language), answer.text
