@@ -150,3 +150,22 @@ def test_a_stop_of_the_server_ends_an_import_at_its_next_batch(
     assert cut.value.report.imported["tasks"] == 0
     monkeypatch.setattr(concurrency, "_STOP", threading.Event())
     assert import_file(services, user["id"], "todoist", path).imported["tasks"] == 30
+
+
+def test_a_project_of_fifty_sections_is_written_whole(services: Services, tmp_path: Path) -> None:
+    """A space takes 50 columns; a project of 50 sections (each with a task) imports them all. The
+    space and its columns were one transaction (three operations a column with its change record
+    and counts): past some 30 sections the run stopped before its first write, 'needs 153 writes'."""
+    rows: list[list[str]] = []
+    for i in range(50):
+        rows += [["section", f"阶段 {i}", "", "", "", "", "", "", "", ""], _task(f"task {i}")]
+    user = create_user(services.items, "olga", "correct horse battery")
+    report = import_file(services, user["id"], "todoist", todoist_csv(tmp_path / "Stages.csv", rows))
+    assert report.imported["columns"] == 50 and report.imported["tasks"] == 50, report.as_dict()
+    state = load_state(services.items, user["id"])
+    space = next(space for space in state.spaces.values() if space["name"] == "Stages")
+    assert [column["name"] for column in sorted(state.columns_of(space["id"]), key=lambda c: c["position"])] == [
+        f"阶段 {i}" for i in range(50)
+    ]
+    again = import_file(services, user["id"], "todoist", todoist_csv(tmp_path / "Stages.csv", rows))
+    assert not again.imported.get("columns") and again.existing["tasks"] == 50, again.as_dict()
