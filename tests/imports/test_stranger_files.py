@@ -112,3 +112,25 @@ def test_a_zip_with_two_members_of_one_name_is_refused(services: Services, tmp_p
     user = create_user(services.items, "emma", "correct horse battery")
     with pytest.raises(SourceError, match=r"two members named 'Home\.csv'"):
         import_file(services, user["id"], "todoist", path)
+
+
+def test_a_flomo_image_that_is_neither_a_file_nor_a_web_link_is_listed_as_skipped(
+    services: Services, tmp_path: Path
+) -> None:
+    """An <img> whose src is a data: URI or a javascript: URL was listed as 'kept as a link' though
+    nothing of it was kept; a web image is kept as a link (in the text), the others are skipped."""
+    user = create_user(services.items, "cleo", "correct horse battery")
+    body = (
+        '<p>看图</p><img src="data:image/png;base64,' + "A" * 5000 + '">'
+        '<img src="javascript:alert(1)"><img src="https://example.com/a.png">'
+    )
+    report = import_file(services, user["id"], "flomo", _flomo(tmp_path / "f.zip", ("2024-03-05 09:30:00", body)))
+    assert report.imported["memos"] == 1, report.as_dict()
+    assert [what for _which, what in report.kept] == ["file 'https://example.com/a.png' is a link; kept as a link"]
+    skipped = dict(report.skipped)
+    assert len(skipped) == 2, report.as_dict()
+    for which, why in skipped.items():
+        assert "not a file of the export nor a web link" in why and len(which) < 120, (which, why)
+    (memo,) = [item for item in records(services, user["id"]).values() if item.get("content")]
+    assert "data:" not in memo["content"] and "javascript" not in memo["content"]
+    assert "https://example.com/a.png" in memo["content"]

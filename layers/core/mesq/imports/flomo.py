@@ -189,12 +189,13 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
         files: list[PlannedFile] = []
         for source in dict.fromkeys(sources):
             member = _file_ref(page, source, archive)
-            if member is None:
+            if member is None and source.strip().lower().startswith(("http://", "https://")):
                 report.keep(label, Text("file %(file)s is a link; kept as a link", file=repr(source)))
-                content = (
-                    f"{content}\n\n<{source}>".strip()
-                    if source.lower().startswith(("http://", "https://"))
-                    else content
+                content = f"{content}\n\n<{source}>".strip()
+                continue
+            if member is None:  # data:, javascript:, a file: path of the exporting machine: nothing to keep
+                report.skip(
+                    _file_label(label, _shown(source)), Text("not a file of the export nor a web link: not imported")
                 )
                 continue
             if not member:
@@ -225,6 +226,11 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
     if not number:
         raise SourceError(Text("%(file)s: %(page)s holds no flomo cards (div.memo)", file=archive.label, page=page))
     return plan
+
+
+def _shown(source: str) -> str:
+    """A reference as the report names it: a data: URI's kilobytes of base64 say nothing."""
+    return source if len(source) <= 60 else source[:59] + "…"
 
 
 def _file_label(card: Text, source: str) -> Text:
