@@ -82,6 +82,17 @@ def execute(call: Call, plan: Plan) -> Report:
     except MesqError as error:  # after a first write: say what is there and how to finish or undo it
         report.seconds = time.perf_counter() - started
         raise CutShort(error.text, report) from error
+    except CutShort:
+        raise
+    except SourceError as error:
+        # A file read at its write (a memos folder's file, which memos may delete meanwhile) is
+        # gone or changed: the records written before it stay, so "nothing imported" would be false.
+        report.seconds = time.perf_counter() - started
+        if not any(report.imported.values()):
+            raise
+        cut = CutShort(error.text, report)
+        cut.detail = error.detail  # the OSError's words, for the log only
+        raise cut from error
     report.seconds = time.perf_counter() - started
     return report
 
