@@ -134,3 +134,27 @@ def test_a_flomo_image_that_is_neither_a_file_nor_a_web_link_is_listed_as_skippe
     (memo,) = [item for item in records(services, user["id"]).values() if item.get("content")]
     assert "data:" not in memo["content"] and "javascript" not in memo["content"]
     assert "https://example.com/a.png" in memo["content"]
+
+
+def test_a_memos_database_of_huge_contents_is_planned_without_holding_them(services: Services, tmp_path: Path) -> None:
+    """A memo's content may be up to 200 MiB in a stranger's database (it compresses to almost
+    nothing in a ZIP); a memo holds 50,000 characters. Every row's content (and its bytes again,
+    for the UTF-8 check) was held until the plan was made: twelve rows of 8 MiB took some 200 MB,
+    a 4 GiB database would take the server down. Now a content is read only as far as the limit
+    needs, and a longer one is skipped with its real length."""
+    import tracemalloc
+
+    huge = "长" * (8 * 1024 * 1024)
+    rows = [(1, "ok", 1, "fine #tag")] + [(n, f"big{n}", 1, huge) for n in range(2, 14)]
+    path = _memos(tmp_path / "memos_prod.db", rows, [])
+    del huge
+    user = create_user(services.items, "hugo", "correct horse battery")
+    tracemalloc.start()
+    try:
+        report = import_file(services, user["id"], "memos", path)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.imported["memos"] == 1 and report.skipped_count == 12, report.as_dict()
+    assert "8388608 characters, over the memo limit" in report.skipped[0][1], report.skipped
+    assert peak < 40 * 1024 * 1024, peak

@@ -283,8 +283,12 @@ class MemosSqlite:
             for ident, name in self._query("SELECT id, username FROM user ORDER BY id")
         ]
 
-    def memos(self) -> list[MemosRow]:
+    def memos(self, characters: int) -> list[MemosRow]:
         memo = self.memo_columns
+        # A content's start only: text by characters; memos' bytes kept as a blob by bytes, four
+        # a character (the most UTF-8 takes), so a blob cut there is past `characters` decoded too.
+        start = f"CASE WHEN typeof(content) = 'blob' THEN substr(content, 1, {4 * int(characters)})" \
+                f" ELSE substr(content, 1, {int(characters)}) END"  # fmt: skip
         pick = [
             "id",
             _quoted(self.id_column) if self.id_column else "CAST(id AS TEXT)",
@@ -292,12 +296,13 @@ class MemosSqlite:
             "created_ts",
             "updated_ts" if "updated_ts" in memo else "created_ts",
             "row_status",
-            "content",
+            start,
             "visibility" if "visibility" in memo else "'PRIVATE'",
             "pinned" if "pinned" in memo else "0",
             "tags" if "tags" in memo else "'[]'",
             "payload" if "payload" in memo else "'{}'",
-            "CAST(content AS BLOB)",  # the bytes, to tell a content that is not UTF-8 (read with U+FFFD)
+            f"CAST({start} AS BLOB)",  # the bytes, to tell a content that is not UTF-8 (read with U+FFFD)
+            f"CASE WHEN length(content) > length({start}) THEN length(CAST(content AS TEXT)) END",
         ]
         pinned: set[tuple[int, int]] = set()
         if "pinned" not in memo and self.organizer:
@@ -308,7 +313,7 @@ class MemosSqlite:
         rows = []
         # Column names from the fixed list above (never from the file's data): not an injection.
         for row in self._query(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
-            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw = row
+            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw, whole = row
             ident, creator = _number(ident, self.label, "memo.id"), _number(creator, self.label, "memo.creator_id")
             rows.append(
                 MemosRow(
@@ -323,6 +328,7 @@ class MemosSqlite:
                     pinned=bool(pin) or (ident, creator) in pinned,
                     tags=tuple(_json_tags(tags)) + tuple(_json_tags(payload, "tags")),
                     not_utf8=isinstance(raw, bytes) and not _is_utf8(raw),
+                    cut_from=None if whole is None else _integer(whole, self.label),
                 )
             )
         return rows
