@@ -247,3 +247,29 @@ def test_import_twice_then_undo_on_both_stores(both_stores: Services, tmp_path: 
         undone = undo_import(import_call(services, user["id"], "undo"), run_id)
         assert not undone.not_undone, undone.not_undone
     assert visible(services, user["id"]) == before
+
+
+def test_a_report_of_long_lists_is_kept_on_both_stores(both_stores: Services) -> None:
+    """A report keeps 200 entries of each list, each entry's words up to 300 characters, twice (in
+    English and as templates): a file whose skipped, kept and shortened lines are long Chinese
+    names made a 2 MB item, which DynamoDB refuses (400 KB), so the import, written, answered 500
+    and had no report page. The stored lists are cut to fit; the counts stay exact."""
+    from mesq.imports.plan import Report
+    from mesq.imports.reports import read_report, save_report
+    from mesq.kernel.i18n import Text
+
+    report = Report("todoist", run_id="bigReport001")
+    project = "项目" * 120
+    for line in range(250):
+        where = Text("%(project)s line %(line)s", project=project, line=line)
+        report.skip(where, Text("label %(label)s kept in the notes", label="长" * 400))
+        report.keep(where, Text("label %(label)s kept in the notes", label="长" * 400))
+        report.shorten(where, Text("label %(label)s kept in the notes", label="长" * 400))
+    user = create_user(both_stores.items, "rita", "correct horse battery")
+    save_report(both_stores.items, user["id"], report)
+    stored = read_report(both_stores.items, user["id"], "bigReport001")
+    assert stored is not None
+    assert stored["report"]["skippedCount"] == stored["report"]["keptCount"] == 250
+    assert stored["report"]["shortenedCount"] == 250
+    for name in ("skipped", "kept", "shortened"):
+        assert 0 < len(stored["report"][name]) == len(stored["words"][name]) <= 200, name
