@@ -23,7 +23,7 @@ from ..kernel.i18n import Text, Translator
 #: The kinds a person picks (CLI `--from`, REST `kind`, Settings → Import).
 KINDS = ("memos", "flomo", "todoist")
 #: The skipped and kept lists a report keeps (the counts stay exact beyond it), and the length of
-#: each entry's words (a stored report stays far below a DynamoDB item's 400 KB).
+#: each entry's words (a stored report is cut further to fit a DynamoDB item: `reports.save_report`).
 LISTED_MAX = 200
 ENTRY_MAX = 300
 #: A refusal's one line, at most (a file's name and a reason; a library's long error is cut).
