@@ -158,3 +158,49 @@ def test_a_memos_database_of_huge_contents_is_planned_without_holding_them(servi
     assert report.imported["memos"] == 1 and report.skipped_count == 12, report.as_dict()
     assert "8388608 characters, over the memo limit" in report.skipped[0][1], report.skipped
     assert peak < 40 * 1024 * 1024, peak
+
+
+def test_more_cards_or_memos_than_one_import_takes_are_refused_before_a_write(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flomo page of 16 MiB of tiny cards is a 266 KB ZIP and planned 88,360 memos (108 s,
+    253 MB); a 256 MiB one would plan 1.4 million and exhaust the server. A memos database holds
+    as many rows as 4 GiB takes, each read into memory. Both are refused past MAX_MEMOS, and a
+    memos database past MAX_TEXT_CHARACTERS of content in all, before anything is written (the
+    caps are lowered here: the real ones take minutes to reach)."""
+    from mesq.adapters.imports import memos_sqlite
+    from mesq.imports import flomo, plan
+
+    monkeypatch.setattr(flomo, "MAX_CARDS", 3)
+    monkeypatch.setattr(memos_sqlite, "MAX_MEMOS", 3)
+    user = create_user(services.items, "ines", "correct horse battery")
+    cards = [(f"2024-03-0{day} 09:30:00", f"<p>card {day}</p>") for day in range(1, 6)]
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "flomo", _flomo(tmp_path / "f.zip", *cards))
+    assert "over 3 cards" in refused.value.message, refused.value.message
+    fine = import_file(services, user["id"], "flomo", _flomo(tmp_path / "g.zip", *cards[:3]))
+    assert fine.imported["memos"] == 3 and flomo.SOURCE == "flomo"
+
+    rows = [(n, f"m{n}", 1 if n % 2 else 2, f"memo {n}") for n in range(1, 6)]
+    with pytest.raises(SourceError) as refused:
+        import_file(
+            services,
+            user["id"],
+            "memos",
+            _memos(tmp_path / "a.db", rows, []),
+            options=ImportOptions(memos_user="alice"),
+        )
+    assert "over 3 memos" in refused.value.message, refused.value.message
+
+    monkeypatch.setattr(memos_sqlite, "MAX_MEMOS", plan.MAX_MEMOS)
+    monkeypatch.setattr(memos_sqlite, "MAX_TEXT_CHARACTERS", 20)
+    with pytest.raises(SourceError) as refused:
+        import_file(
+            services,
+            user["id"],
+            "memos",
+            _memos(tmp_path / "b.db", rows, []),
+            options=ImportOptions(memos_user="alice"),
+        )
+    assert "over 20 characters" in refused.value.message, refused.value.message
+    assert len([item for item in records(services, user["id"]).values() if item.get("content")]) == 3

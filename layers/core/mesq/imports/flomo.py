@@ -34,7 +34,7 @@ from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp
 from . import html_text, memo_checks
-from .plan import Plan, PlannedFile, PlannedMemo, Report, SourceError, derived_id
+from .plan import MAX_MEMOS, Plan, PlannedFile, PlannedMemo, Report, SourceError, derived_id
 from .zipped import BoundedZip
 
 SOURCE = "flomo"
@@ -43,6 +43,8 @@ MAX_HTML_BYTES = 256 * 1024 * 1024
 #: A card's HTML read at most (its tree is built alone: a page is read card by card). A memo
 #: holds 50,000 characters; a card of them in rich text is a few hundred thousand.
 MAX_CARD_CHARACTERS = 4 * 1024 * 1024
+#: Cards one import plans at most (`plan.MAX_MEMOS`).
+MAX_CARDS = MAX_MEMOS
 _ENTITY_DECLARATION = re.compile(rb"<!ENTITY", re.IGNORECASE)
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
 _EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -140,6 +142,10 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
     seen: dict[str, int] = {}
     number = 0
     for number, source in enumerate(html_text.blocks(text, "memo"), start=1):
+        if number > MAX_CARDS:
+            raise SourceError(
+                Text("%(file)s: over %(limit)s cards, more than one import takes", file=archive.label, limit=MAX_CARDS)
+            )
         if len(source) > MAX_CARD_CHARACTERS:  # a card's tree takes some 75 times its text
             report.skip(
                 Text("card %(number)s", number=number),

@@ -26,6 +26,10 @@ KINDS = ("memos", "flomo", "todoist")
 #: each entry's words (a stored report is cut further to fit a DynamoDB item: `reports.save_report`).
 LISTED_MAX = 200
 ENTRY_MAX = 300
+#: Memos one import plans at most (flomo cards, memos rows of all its users): each is held until
+#: the plan is whole, and a page or database of tiny ones is a small file (a 266 KB flomo ZIP
+#: planned 88,360 memos). As many as an import ZIP's members and a Markdown import's notes.
+MAX_MEMOS = 100_000
 #: A refusal's one line, at most (a file's name and a reason; a library's long error is cut).
 MESSAGE_MAX = 300
 

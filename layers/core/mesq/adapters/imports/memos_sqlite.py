@@ -38,7 +38,7 @@ from typing import Any
 from ...archive.bounded_zip import member_in
 from ...attachments.uploads import MAX_FILE_BYTES
 from ...imports.memos import AttachmentRow, MemosRow, MemosUser
-from ...imports.plan import SourceError, Unavailable
+from ...imports.plan import MAX_MEMOS, SourceError, Unavailable
 from ...imports.zipped import BoundedZip, open_zip
 from ...kernel.i18n import Text
 from ...kernel.messages import quoted
@@ -49,6 +49,9 @@ MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024
 #: an attachment's bytes (MAX_FILE_BYTES) with room to spare, so a blob memos kept is read as
 #: before and is skipped by its size, never refused by SQLite.
 MAX_VALUE_BYTES = 2 * MAX_FILE_BYTES
+#: Content one import reads at most, in all (a content is read up to the memo limit, 50,000
+#: characters, so 100,000 rows could be five billion): some ten times a heavy account's.
+MAX_TEXT_CHARACTERS = 128 * 1024 * 1024
 _DATABASE_NAMES = ("memos_prod.db", "memos_dev.db", "memos_demo.db")
 
 
@@ -249,6 +252,15 @@ class MemosSqlite:
         except sqlite3.Error as error:
             raise _refused(error, self.label, reading=True) from None
 
+    def _each(self, sql: str) -> Iterator[tuple[Any, ...]]:
+        """The rows one at a time (a caller counting them stops before the rest are read)."""
+        try:
+            cursor = self._db.execute(sql)
+            while batch := cursor.fetchmany(256):
+                yield from batch
+        except sqlite3.Error as error:
+            raise _refused(error, self.label, reading=True) from None
+
     def _detect(self) -> None:
         tables = {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
         memo = self._columns("memo") if "memo" in tables else set()
@@ -310,10 +322,28 @@ class MemosSqlite:
                 (_number(m, self.label, "memo_organizer.memo_id"), _number(u, self.label, "memo_organizer.user_id"))
                 for m, u in self._query("SELECT memo_id, user_id FROM memo_organizer WHERE pinned = 1")
             }
-        rows = []
+        rows: list[MemosRow] = []
+        characters = 0
         # Column names from the fixed list above (never from the file's data): not an injection.
-        for row in self._query(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
+        for row in self._each(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
             ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw, whole = row
+            if len(rows) >= MAX_MEMOS:
+                raise SourceError(
+                    Text(
+                        "%(file)s: over %(limit)s memos (of all its users), more than one import takes",
+                        file=self.label,
+                        limit=MAX_MEMOS,
+                    )
+                )
+            characters += len(content) if isinstance(content, str | bytes) else 0
+            if characters > MAX_TEXT_CHARACTERS:
+                raise SourceError(
+                    Text(
+                        "%(file)s: its memos hold over %(limit)s characters, more than one import takes",
+                        file=self.label,
+                        limit=MAX_TEXT_CHARACTERS,
+                    )
+                )
             ident, creator = _number(ident, self.label, "memo.id"), _number(creator, self.label, "memo.creator_id")
             rows.append(
                 MemosRow(
