@@ -204,3 +204,41 @@ def test_more_cards_or_memos_than_one_import_takes_are_refused_before_a_write(
         )
     assert "over 20 characters" in refused.value.message, refused.value.message
     assert len([item for item in records(services, user["id"]).values() if item.get("content")]) == 3
+
+
+def test_a_memos_databases_relations_and_file_rows_are_bounded(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """memos' relation and attachment rows were all read into lists, each of their texts whole (a
+    file name of 8 Mi characters, twelve times, was held until the plan was made): the texts are
+    read up to what a name, path or link can use, and the rows past MAX_ROWS refuse the file."""
+    import tracemalloc
+
+    from mesq.adapters.imports import memos_sqlite
+
+    path = _memos(tmp_path / "memos_prod.db", [(1, "one", 1, "one #a"), (2, "two", 1, "two")], [])
+    db = sqlite3.connect(path)
+    long_name = "长" * (8 * 1024 * 1024)
+    db.executemany(
+        "INSERT INTO attachment VALUES (?,?,?,?,?,?,?,?,?)",
+        [(n, f"f{n}", 1, long_name + ".png", "image/png", 4, "DATABASE", "", b"\x89PNG") for n in range(1, 13)],
+    )
+    db.executemany("INSERT INTO memo_relation VALUES (?,?,?)", [(2, 1, "REFERENCE")] * 5)
+    db.commit()
+    db.close()
+    del long_name
+    user = create_user(services.items, "jade", "correct horse battery")
+    tracemalloc.start()
+    try:
+        report = import_file(services, user["id"], "memos", path, options=ImportOptions(memos_user="alice"))
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.imported["memos"] == 2 and report.imported["attachments"] == 12, report.as_dict()
+    assert peak < 60 * 1024 * 1024, peak
+
+    monkeypatch.setattr(memos_sqlite, "MAX_ROWS", 4)
+    other = create_user(services.items, "kira", "correct horse battery")
+    with pytest.raises(SourceError) as refused:
+        import_file(services, other["id"], "memos", path, options=ImportOptions(memos_user="alice"))
+    assert "over 4 rows" in refused.value.message, refused.value.message

@@ -52,6 +52,12 @@ MAX_VALUE_BYTES = 2 * MAX_FILE_BYTES
 #: Content one import reads at most, in all (a content is read up to the memo limit, 50,000
 #: characters, so 100,000 rows could be five billion): some ten times a heavy account's.
 MAX_TEXT_CHARACTERS = 128 * 1024 * 1024
+#: Relation and attachment rows one import reads at most (each table), ten a memo.
+MAX_ROWS = 10 * MAX_MEMOS
+#: A file's name, type or uid, and a path or a link, read at most (characters): a name is cut
+#: to 255 anyway, and no path or link of a real file is longer.
+_NAME_CHARACTERS = 1024
+_PATH_CHARACTERS = 8192
 _DATABASE_NAMES = ("memos_prod.db", "memos_dev.db", "memos_demo.db")
 
 
@@ -252,6 +258,17 @@ class MemosSqlite:
         except sqlite3.Error as error:
             raise _refused(error, self.label, reading=True) from None
 
+    def _bounded(self, read: int, table: str) -> None:
+        if read >= MAX_ROWS:
+            raise SourceError(
+                Text(
+                    "%(file)s: over %(limit)s rows in its %(table)s table, more than one import takes",
+                    file=self.label,
+                    limit=MAX_ROWS,
+                    table=table,
+                )
+            )
+
     def _each(self, sql: str) -> Iterator[tuple[Any, ...]]:
         """The rows one at a time (a caller counting them stops before the rest are read)."""
         try:
@@ -303,7 +320,7 @@ class MemosSqlite:
                 f" ELSE substr(content, 1, {int(characters)}) END"  # fmt: skip
         pick = [
             "id",
-            _quoted(self.id_column) if self.id_column else "CAST(id AS TEXT)",
+            f"substr({_quoted(self.id_column)}, 1, {_NAME_CHARACTERS})" if self.id_column else "CAST(id AS TEXT)",
             "creator_id",
             "created_ts",
             "updated_ts" if "updated_ts" in memo else "created_ts",
@@ -366,8 +383,11 @@ class MemosSqlite:
     def relations(self) -> list[tuple[int, int, str]]:
         if "memo_relation" not in {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type='table'")}:
             return []
-        found = []
-        for a, b, kind in self._query("SELECT memo_id, related_memo_id, type FROM memo_relation"):
+        found: list[tuple[int, int, str]] = []
+        for a, b, kind in self._each(
+            f"SELECT memo_id, related_memo_id, substr(type, 1, {_NAME_CHARACTERS}) FROM memo_relation"  # noqa: S608 (a constant number)
+        ):
+            self._bounded(len(found), "memo_relation")
             memo_id = _number(a, self.label, "memo_relation.memo_id")
             found.append((memo_id, _number(b, self.label, "memo_relation.related_memo_id"), str(kind)))
         return found
@@ -378,14 +398,19 @@ class MemosSqlite:
         columns = self.attachment_columns
         uid = "uid" if "uid" in columns else "resource_name" if "resource_name" in columns else "CAST(id AS TEXT)"
         storage = "storage_type" if "storage_type" in columns else "''"
-        reference = "reference" if "reference" in columns else "''"
-        internal = "internal_path" if "internal_path" in columns else "''"
-        external = "external_link" if "external_link" in columns else "''"
+        # Texts read as far as a name, a path or a link can use (a row's text may be 200 MiB).
+        reference = f"substr(reference, 1, {_PATH_CHARACTERS})" if "reference" in columns else "''"
+        internal = f"substr(internal_path, 1, {_PATH_CHARACTERS})" if "internal_path" in columns else "''"
+        external = f"substr(external_link, 1, {_PATH_CHARACTERS})" if "external_link" in columns else "''"
         creator = "creator_id" if "creator_id" in columns else "NULL"
         # Names from the detected schema (fixed words), never from row data: not an injection.
-        picked = f"id, {uid}, memo_id, filename, type, size, {storage}, {reference}, {internal}, {external}, {creator}"
+        picked = (
+            f"id, substr({uid}, 1, {_NAME_CHARACTERS}), memo_id, substr(filename, 1, {_NAME_CHARACTERS}),"
+            f" substr(type, 1, {_NAME_CHARACTERS}), size, substr({storage}, 1, {_NAME_CHARACTERS}), {reference},"
+            f" {internal}, {external}, {creator}"
+        )
         sql = f"SELECT {picked}, blob IS NOT NULL FROM {_quoted(self.attachment_table)} ORDER BY id"  # noqa: S608
-        found = []
+        found: list[AttachmentRow] = []
         for (
             ident,
             ref_id,
@@ -399,7 +424,8 @@ class MemosSqlite:
             link,
             creator_id,
             has_blob,
-        ) in self._query(sql):
+        ) in self._each(sql):
+            self._bounded(len(found), "attachment")
             store = (
                 str(store or "").upper().removeprefix("ATTACHMENT_STORAGE_TYPE_").removeprefix("RESOURCE_STORAGE_TYPE_")
             )
