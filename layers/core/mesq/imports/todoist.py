@@ -425,7 +425,8 @@ class _Project:
                     ),
                 )
             if len(parent.subtasks) >= model.MAX_SUBTASKS:
-                parent.notes = (parent.notes + "\n" if parent.notes else "") + f"- [ ] {title}"
+                if len(parent.notes) <= model.NOTES_MAX:  # past it, `finish` cuts them (see `note`)
+                    parent.notes = (parent.notes + "\n" if parent.notes else "") + f"- [ ] {title}"
                 self.report.keep(
                     where,
                     Text(
@@ -452,8 +453,13 @@ class _Project:
             self.orphan_notes.append(comment)
             self.report.keep(self.line_label(line), Text("a comment on the project: kept in the first task's notes"))
             return
-        target.notes = f"{target.notes}\n\n---\n{comment}".strip() if target.notes else comment
         target.comments += 1
+        if len(target.notes) > model.NOTES_MAX:
+            # Past the limit already: `finish` cuts them there and lists the task as shortened.
+            # Appending would copy the notes whole for every comment (quadratic: a 64 MiB CSV
+            # of comments on one task took some 20 minutes of a core to plan).
+            return
+        target.notes = f"{target.notes}\n\n---\n{comment}".strip() if target.notes else comment
 
     def unknown(self, row: dict[str, str], line: int) -> None:
         kind = row.get("TYPE", "").strip()
