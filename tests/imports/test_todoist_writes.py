@@ -195,3 +195,22 @@ def test_a_task_of_a_hundred_thousand_comments_is_planned_in_linear_time(tmp_pat
     assert len(task.notes) == model.NOTES_MAX and task.notes.endswith("…")
     assert report.shortened_count == 1, report.as_dict()
     assert took < 15, took
+
+
+def test_more_text_than_one_import_takes_is_refused_before_a_write(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """20,000 tasks of 50,000-character notes (a few MB of CSVs zipped) would be a gigabyte held
+    before the first write; the titles and notes of an import are capped in all (lowered here)."""
+    from mesq.imports import todoist
+
+    monkeypatch.setattr(todoist, "MAX_TEXT_CHARACTERS", 500)
+    user = create_user(services.items, "uma", "correct horse battery")
+    first = todoist_csv(tmp_path / "A.csv", [_task(f"task {i} " + "x" * 40) for i in range(5)])
+    assert import_file(services, user["id"], "todoist", first).imported["tasks"] == 5
+    second = todoist_csv(tmp_path / "B.csv", [_task(f"task {i} " + "x" * 40) for i in range(20)])
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "todoist", second)
+    assert "over 500 characters" in refused.value.message, refused.value.message
+    assert {space["name"] for space in load_state(services.items, user["id"]).spaces.values()} >= {"A"}
+    assert "B" not in {space["name"] for space in load_state(services.items, user["id"]).spaces.values()}

@@ -30,6 +30,10 @@ ENTRY_MAX = 300
 #: the plan is whole, and a page or database of tiny ones is a small file (a 266 KB flomo ZIP
 #: planned 88,360 memos). As many as an import ZIP's members and a Markdown import's notes.
 MAX_MEMOS = 100_000
+#: Text one import plans at most, in all (memos' contents; Todoist's titles and notes): some ten
+#: times a heavy account's. Each record is cut to its own limit, but 100,000 memos of 50,000
+#: characters, or 20,000 tasks of 50,000, would be gigabytes held before the first write.
+MAX_TEXT = 128 * 1024 * 1024
 #: A refusal's one line, at most (a file's name and a reason; a library's long error is cut).
 MESSAGE_MAX = 300
 

@@ -44,7 +44,17 @@ from ..kernel.tags import is_valid_tag
 from ..kernel.timestamps import parse_timestamp, parse_zone
 from ..todos import model, recurrence
 from ..todos.quick_add import parse_quick_add
-from .plan import Plan, PlannedColumn, PlannedSpace, PlannedTask, Report, SourceError, comment_heading, derived_id
+from .plan import (
+    MAX_TEXT,
+    Plan,
+    PlannedColumn,
+    PlannedSpace,
+    PlannedTask,
+    Report,
+    SourceError,
+    comment_heading,
+    derived_id,
+)
 
 SOURCE = "todoist"
 MAX_CSV_BYTES = 64 * 1024 * 1024
@@ -54,6 +64,8 @@ MAX_FIELD_CHARACTERS = 1024 * 1024
 #: size is already far past what a person scrolls, and an import of it takes minutes of the
 #: server's writes (300,000 rows took 28). A larger export is split into projects or imported in parts.
 MAX_TASKS = 20_000
+#: Titles and notes one import plans at most, in all (`plan.MAX_TEXT`).
+MAX_TEXT_CHARACTERS = MAX_TEXT
 #: Columns a CSV's header may name. Todoist writes 14; each row is kept over the header's columns,
 #: so a header of a million short names (8 MB) made every row of the file a dict of a million
 #: entries (gigabytes in all) before a task was planned.
@@ -517,7 +529,7 @@ def plan_todoist(
     csv.field_size_limit(MAX_FIELD_CHARACTERS)
     plan = Plan(report)
     names: set[str] = set()
-    task_rows = 0
+    task_rows = characters = 0
     for file_name, data in files:
         project = _Project(user_id, file_name, zone, now, report, say, first_column, unnamed)
         if project.key in names and _with_project_id(file_name) not in (None, project.key):
@@ -558,6 +570,20 @@ def plan_todoist(
             elif kind or any(value.strip() for value in row.values()):
                 project.unknown(row, line)
         plan.spaces.append(project.finish())
+        characters += sum(
+            len(planned.title) + len(planned.notes)
+            for column in plan.spaces[-1].columns
+            for task in column.tasks
+            for planned in (task, *task.subtasks)
+        )
+        if characters > MAX_TEXT_CHARACTERS:  # before the next file is read, and before any write
+            raise SourceError(
+                Text(
+                    "%(file)s: its tasks hold over %(limit)s characters, more than one import takes",
+                    file=file_name,
+                    limit=MAX_TEXT_CHARACTERS,
+                )
+            )
     if not plan.spaces:
         raise SourceError(Text("no Todoist CSV file (TYPE, CONTENT, ...) found"))
     return plan

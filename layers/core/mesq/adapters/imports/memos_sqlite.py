@@ -38,7 +38,7 @@ from typing import Any
 from ...archive.bounded_zip import member_in
 from ...attachments.uploads import MAX_FILE_BYTES
 from ...imports.memos import AttachmentRow, MemosRow, MemosUser
-from ...imports.plan import MAX_MEMOS, SourceError, Unavailable
+from ...imports.plan import MAX_MEMOS, MAX_TEXT, SourceError, Unavailable
 from ...imports.zipped import BoundedZip, open_zip
 from ...kernel.i18n import Text
 from ...kernel.messages import quoted
@@ -49,9 +49,9 @@ MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024
 #: an attachment's bytes (MAX_FILE_BYTES) with room to spare, so a blob memos kept is read as
 #: before and is skipped by its size, never refused by SQLite.
 MAX_VALUE_BYTES = 2 * MAX_FILE_BYTES
-#: Content one import reads at most, in all (a content is read up to the memo limit, 50,000
-#: characters, so 100,000 rows could be five billion): some ten times a heavy account's.
-MAX_TEXT_CHARACTERS = 128 * 1024 * 1024
+#: Content one import reads at most, in all (`plan.MAX_TEXT`; a content is read up to
+#: the memo limit, 50,000 characters, so 100,000 rows could be five billion).
+MAX_TEXT_CHARACTERS = MAX_TEXT
 #: Relation and attachment rows one import reads at most (each table), ten a memo.
 MAX_ROWS = 10 * MAX_MEMOS
 #: A file's name, type or uid, and a path or a link, read at most (characters): a name is cut
