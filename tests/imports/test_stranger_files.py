@@ -242,3 +242,32 @@ def test_a_memos_databases_relations_and_file_rows_are_bounded(
     with pytest.raises(SourceError) as refused:
         import_file(services, other["id"], "memos", path, options=ImportOptions(memos_user="alice"))
     assert "over 4 rows" in refused.value.message, refused.value.message
+
+
+def test_a_flomo_page_past_the_card_cap_is_not_read_to_its_end(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokenizer found every card of the page before the first was planned: a 256 MiB page
+    took a minute of a core before MAX_CARDS could refuse it. The page is fed a slice at a time,
+    its cards planned as they are found, so the cap stops the reading."""
+    from mesq.imports import flomo, html_text
+
+    monkeypatch.setattr(flomo, "MAX_CARDS", 3)
+    monkeypatch.setattr(html_text, "FEED_CHARACTERS", 4096)
+    fed: list[int] = []
+    real_feed = html_text._Blocks.feed
+
+    def counted(self: html_text._Blocks, data: str) -> None:
+        fed.append(len(data))
+        real_feed(self, data)
+
+    monkeypatch.setattr(html_text._Blocks, "feed", counted)
+    cards = [(f"2024-03-05 09:{minute:02d}:00", f"<p>card {minute} {'x' * 200}</p>") for minute in range(60)]
+    user = create_user(services.items, "lara", "correct horse battery")
+    path = _flomo(tmp_path / "f.zip", *cards)
+    with zipfile.ZipFile(path) as archive:
+        page = len(archive.read("flomo@x/index.html").decode())
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "flomo", path)
+    assert "over 3 cards" in refused.value.message
+    assert 0 < sum(fed) < page / 2, (sum(fed), page)
