@@ -164,6 +164,9 @@ class PlannedTask:
     comments: int = 0
     #: What the report names this task by (`Groceries line 12`).
     label: str | Text = ""
+    #: What was cut from it to fit (its notes), said as "imported but shortened" once it is
+    #: written (`todo_writes.write_tasks`): a run that finds it there already imported nothing.
+    cut: Text | None = None
 
 
 @dataclass

@@ -25,7 +25,7 @@ from ..kernel.i18n import Text
 from ..kernel.tags import parse_tags
 from ..memos import store as memo_store
 from .memo_writes import write_memo
-from .plan import CutShort, Plan, Report, SourceError
+from .plan import CutShort, Plan, PlannedTask, Report, SourceError
 from .todo_writes import check_planned, write_space, write_tasks
 
 #: The scopes an import writes with (the command line's principal; a caller's own are checked by
@@ -124,12 +124,16 @@ def _write(call: Call, plan: Plan, report: Report) -> None:
         report.imported.update(write_space(call, space))
         for column in space.columns:
             created: Counter[str] = Counter()
+            written: list[PlannedTask] = []
             try:
-                write_tasks(call, space.space_id, column, created)
+                write_tasks(call, space.space_id, column, created, written)
             finally:  # the batches written before a fault count too (the report of a run cut short)
                 report.existing["tasks"] += created.pop("existing", 0)
                 report.in_trash += created.pop("in_trash", 0)
                 report.imported.update(created)
+                for record in written:  # only what this run wrote was imported, shortened or not
+                    if record.cut is not None:
+                        report.shorten(record.label or record.title, record.cut)
             report.records += sum(1 + len(task.subtasks) for task in column.tasks)
             tags.update(tag for task in column.tasks for tag in task.tags)
             tags.update(tag for task in column.tasks for sub in task.subtasks for tag in sub.tags)

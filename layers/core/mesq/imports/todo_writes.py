@@ -156,9 +156,12 @@ def _batches(tasks: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, Plann
     return batches
 
 
-def write_tasks(call: Call, space_id: str, column: PlannedColumn, created: Counter[str]) -> None:
+def write_tasks(
+    call: Call, space_id: str, column: PlannedColumn, created: Counter[str], written: list[PlannedTask] | None = None
+) -> None:
     """The column's tasks and subtasks not there yet, in plan order; `created` counts what was
-    written, batch by batch (so a fault partway still says what is there)."""
+    written, batch by batch (so a fault partway still says what is there), and `written` gets the
+    planned tasks and subtasks each batch wrote."""
     items, user_id = call.services.items, call.principal.user_id
     positions = model.positions_between(None, None, len(column.tasks)) if column.tasks else []
     register_tags(call, [tag for task in column.tasks for record in (task, *task.subtasks) for tag in record.tags])
@@ -206,3 +209,5 @@ def write_tasks(call: Call, space_id: str, column: PlannedColumn, created: Count
 
         apply(call, build, _conflict(f"tasks of {column.name!r}"))
         created.update(counted)
+        if written is not None:
+            written.extend(record for _position, task in fresh for record in (task, *task.subtasks))

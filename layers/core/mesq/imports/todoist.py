@@ -510,10 +510,7 @@ class _Project:
                 for planned in (task, *task.subtasks):  # a subtask's too: its cut was unsaid
                     if len(planned.notes) > model.NOTES_MAX:
                         planned.notes = planned.notes[: model.NOTES_MAX - 1] + "…"
-                        self.report.shorten(
-                            planned.label or planned.title,
-                            Text("notes past %(limit)s characters were cut", limit=model.NOTES_MAX),
-                        )
+                        planned.cut = Text("notes past %(limit)s characters were cut", limit=model.NOTES_MAX)
         return self.space
 
 
