@@ -207,6 +207,10 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
             if not member:
                 report.skip(_file_label(label, source), Text("not in the export"))
                 continue
+            if archive.size(member) > MAX_FILE_BYTES:  # the memo is skipped (memo_checks): never read
+                name = memo_checks.display_name(posixpath.basename(member), "file")
+                files.append(PlannedFile(name, memo_checks.media_type("", name), archive.size(member), "", lambda: b""))
+                continue
             size, sha256 = archive.digest(member, MAX_FILE_BYTES)
             if size == 0:
                 report.skip(_file_label(label, source), Text("empty (0 bytes)"))
