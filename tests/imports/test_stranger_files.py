@@ -294,3 +294,17 @@ def test_a_flomo_card_with_a_file_over_the_limit_is_a_skipped_card(
     report = import_file(services, user["id"], "flomo", path)
     assert report.imported["memos"] == 1 and report.skipped_count == 1, report.as_dict()
     assert "over the 1000-byte limit per file" in report.skipped[0][1], report.skipped
+
+
+def test_a_zip_without_a_memos_database_says_what_to_import(services: Services, tmp_path: Path) -> None:
+    """Another app's ZIP (flomo's export, a folder of Markdown notes) picked as memos was told
+    "a ZIP of memos' folder holds one memos_prod.db (0 found)": which file to pick, and where the
+    notes it holds can go instead, is what the person needs."""
+    path = tmp_path / "notes.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("notes/2024-01-01.md", "hello #tag")
+    user = create_user(services.items, "nina", "correct horse battery")
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "memos", path)
+    message = refused.value.message
+    assert "0 found" not in message and "no memos_prod.db" in message and "Markdown" in message, message

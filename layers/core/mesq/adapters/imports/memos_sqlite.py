@@ -586,6 +586,15 @@ def _from_zip(path: Path, label: str) -> Iterator[MemosSqlite]:
     archive = open_zip(path, label)
     try:
         members = [name for name in archive.names() if PurePosixPath(name).name in _DATABASE_NAMES]
+        if not members:  # another app's export, or notes: say what to pick, and where notes go
+            raise SourceError(
+                Text(
+                    "%(file)s: no memos_prod.db in this ZIP. Import memos_prod.db from memos' data folder (or"
+                    " a ZIP of that folder); a ZIP of Markdown notes goes to Settings → Import → A ZIP of"
+                    " Markdown notes",
+                    file=label,
+                )
+            )
         if len(members) != 1:
             raise SourceError(
                 Text(
