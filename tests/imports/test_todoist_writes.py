@@ -228,3 +228,23 @@ def test_a_second_run_does_not_say_it_imported_shortened_notes(services: Service
     again = import_file(services, user["id"], "todoist", path)
     assert again.existing["tasks"] == 2 and again.shortened_count == 0 and not again.shortened, again.as_dict()
     assert "shortened" not in again.summary(), again.summary()
+
+
+@pytest.mark.parametrize("delimiter", [";", "\t"])
+def test_a_csv_a_spreadsheet_saved_with_semicolons_or_tabs_imports(
+    services: Services, tmp_path: Path, delimiter: str
+) -> None:
+    """Excel in a German or French locale saves "CSV" with semicolons ("Unicode text": tabs); the
+    file was refused with "its first line must name TYPE and CONTENT", which it does."""
+    lines = [["TYPE", "CONTENT", "PRIORITY", "INDENT", "DATE", "DATE_LANG"],
+             ["task", "写周报 @工作", "4", "1", "每周五", "zh"], ["task", "子任务; with a semicolon", "1", "2", "", ""]]  # fmt: skip
+    body = "\n".join(delimiter.join(f'"{cell}"' if delimiter in cell else cell for cell in line) for line in lines)
+    path = tmp_path / "Excel.csv"
+    path.write_bytes(("\ufeff" + body + "\n").encode())
+    user = create_user(services.items, "wren", "correct horse battery")
+    report = import_file(services, user["id"], "todoist", path)
+    assert report.imported["tasks"] == 1 and report.imported["subtasks"] == 1, report.as_dict()
+    state = load_state(services.items, user["id"])
+    titles = {task["title"]: task for task in state.tasks.values()}
+    assert titles["写周报"]["tags"] == ["工作"] and titles["写周报"]["recurrence"] == "FREQ=WEEKLY;BYDAY=FR"
+    assert "子任务; with a semicolon" in titles

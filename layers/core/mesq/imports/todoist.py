@@ -196,7 +196,7 @@ def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
             )
         ) from None
     # strict: a quote left open at the end (a cut file) is an error, not the rows after it swallowed
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True, delimiter=_delimiter(text))
     ended = 0  # the line the record read last ended on
     try:
         header = [field.strip().upper() for field in next(reader, [])]
@@ -226,6 +226,22 @@ def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
         # the faulty record starts on the line after the last one read whole
         raise SourceError(_unreadable_csv(name, ended + 1, str(error)), detail=f"csv: {error}") from None
     return rows
+
+
+def _delimiter(text: str) -> str:
+    """Todoist writes commas; a spreadsheet that saved the file again may have written semicolons
+    (Excel in a German or French locale) or tabs ("Unicode text"): the one that makes the first line
+    name TYPE and CONTENT."""
+    end = text.find("\n")
+    first = text if end < 0 else text[:end]
+    for candidate in (",", ";", "\t"):
+        try:
+            names = {field.strip().upper() for field in next(csv.reader([first], delimiter=candidate), [])}
+        except csv.Error:
+            continue
+        if {"TYPE", "CONTENT"} <= names:
+            return candidate
+    return ","
 
 
 def _lines(cell: str) -> str:
