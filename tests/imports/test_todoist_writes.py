@@ -236,8 +236,11 @@ def test_a_csv_a_spreadsheet_saved_with_semicolons_or_tabs_imports(
 ) -> None:
     """Excel in a German or French locale saves "CSV" with semicolons ("Unicode text": tabs); the
     file was refused with "its first line must name TYPE and CONTENT", which it does."""
-    lines = [["TYPE", "CONTENT", "PRIORITY", "INDENT", "DATE", "DATE_LANG"],
-             ["task", "写周报 @工作", "4", "1", "每周五", "zh"], ["task", "子任务; with a semicolon", "1", "2", "", ""]]  # fmt: skip
+    lines = [
+        ["TYPE", "CONTENT", "PRIORITY", "INDENT", "DATE", "DATE_LANG"],
+        ["task", "写周报 @工作", "4", "1", "每周五", "zh"],
+        ["task", "子任务; with a semicolon", "1", "2", "", ""],
+    ]
     body = "\n".join(delimiter.join(f'"{cell}"' if delimiter in cell else cell for cell in line) for line in lines)
     path = tmp_path / "Excel.csv"
     path.write_bytes(("\ufeff" + body + "\n").encode())
