@@ -18,8 +18,10 @@ from .plan import Report
 
 PREFIX = "IMPORT#"
 REPORT_DAYS = 90
-#: A stored report at most, as UTF-8 JSON: DynamoDB's item limit is 400 KB, names included.
-STORED_BYTES = 300 * 1024
+#: A stored report at most, as UTF-8 JSON, and what its undo adds: DynamoDB's item limit is
+#: 400 KB, names included.
+STORED_BYTES = 256 * 1024
+UNDONE_BYTES = 64 * 1024
 _LISTS = ("skipped", "kept", "shortened")
 
 
@@ -57,4 +59,14 @@ def read_report(items: ItemStore, user_id: str, run_id: str) -> dict[str, Any] |
 def mark_undone(items: ItemStore, user_id: str, run_id: str, undone: dict[str, Any]) -> None:
     stored = read_report(items, user_id, run_id)
     if stored is not None:
-        items.put({**stored, "undone": undone, "undoneAt": now_timestamp()})
+        items.put({**stored, "undone": _undone_fitted(undone), "undoneAt": now_timestamp()})
+
+
+def _undone_fitted(undone: dict[str, Any]) -> dict[str, Any]:
+    """What the undo did, its list of records left as they were cut until it fits UNDONE_BYTES
+    (100 records with titles of 500 characters pushed a full report past DynamoDB's limit after the
+    undo had run); `notUndoneCount` stays whole."""
+    left = list(undone.get("notUndone", []))
+    while left and len(json.dumps(undone | {"notUndone": left}, ensure_ascii=False).encode("utf-8")) > UNDONE_BYTES:
+        left = left[: len(left) // 2]
+    return undone | {"notUndone": left}
