@@ -247,3 +247,62 @@ def test_import_twice_then_undo_on_both_stores(both_stores: Services, tmp_path: 
         undone = undo_import(import_call(services, user["id"], "undo"), run_id)
         assert not undone.not_undone, undone.not_undone
     assert visible(services, user["id"]) == before
+
+
+def test_a_report_of_long_lists_is_kept_on_both_stores(both_stores: Services) -> None:
+    """A report keeps 200 entries of each list, each entry's words up to 300 characters, twice (in
+    English and as templates): a file whose skipped, kept and shortened lines are long Chinese
+    names made a 2 MB item, which DynamoDB refuses (400 KB), so the import, written, answered 500
+    and had no report page. The stored lists are cut to fit; the counts stay exact."""
+    from mesq.imports.plan import Report
+    from mesq.imports.reports import read_report, save_report
+    from mesq.kernel.i18n import Text
+
+    report = Report("todoist", run_id="bigReport001")
+    project = "项目" * 120
+    for line in range(250):
+        where = Text("%(project)s line %(line)s", project=project, line=line)
+        report.skip(where, Text("label %(label)s kept in the notes", label="长" * 400))
+        report.keep(where, Text("label %(label)s kept in the notes", label="长" * 400))
+        report.shorten(where, Text("label %(label)s kept in the notes", label="长" * 400))
+    user = create_user(both_stores.items, "rita", "correct horse battery")
+    save_report(both_stores.items, user["id"], report)
+    stored = read_report(both_stores.items, user["id"], "bigReport001")
+    assert stored is not None
+    assert stored["report"]["skippedCount"] == stored["report"]["keptCount"] == 250
+    assert stored["report"]["shortenedCount"] == 250
+    for name in ("skipped", "kept", "shortened"):
+        assert 0 < len(stored["report"][name]) == len(stored["words"][name]) <= 200, name
+
+
+def test_an_undone_report_of_long_lists_is_kept_on_both_stores(both_stores: Services) -> None:
+    """Undoing an import adds what the undo did to its stored report (up to 100 records it left,
+    each with its title of up to 500 characters): on a report already cut to fit, DynamoDB
+    refused the item, after the undo had run."""
+    from mesq.imports import reports
+    from mesq.imports.plan import Report
+    from mesq.imports.reports import mark_undone, read_report, save_report
+    from mesq.kernel.i18n import Text
+
+    def made(length: int) -> Report:
+        report = Report("todoist", run_id="bigReport002")
+        for line in range(250):
+            where = Text("%(project)s line %(line)s", project="项目", line=line)
+            report.skip(where, Text("label %(label)s kept in the notes", label="长" * length))
+            report.keep(where, Text("label %(label)s kept in the notes", label="长" * length))
+        return report
+
+    # the longest entries whose report is stored whole, just under the cut
+    length = max(n for n in range(10, 300, 5) if reports._size(*reports._fitted(made(n).as_dict(), made(n).words()))
+                 > 0 and len(reports._fitted(made(n).as_dict(), made(n).words())[0]["skipped"]) == 200)  # fmt: skip
+    report = made(length)
+    user = create_user(both_stores.items, "sara", "correct horse battery")
+    save_report(both_stores.items, user["id"], report)
+    left = [{"changeId": f"c{n}", "record": {"kind": "task", "id": f"t{n}", "title": "题" * 500},
+             "action": "create", "code": "REVISION_CONFLICT", "message": "changed since: " + "改" * 200}
+            for n in range(100)]  # fmt: skip
+    mark_undone(both_stores.items, user["id"], "bigReport002",
+                {"undone": {"task": 900}, "notUndone": left, "notUndoneCount": 100, "removedSpaces": 1})  # fmt: skip
+    stored = read_report(both_stores.items, user["id"], "bigReport002")
+    assert stored is not None and stored["undone"]["notUndoneCount"] == 100 and stored["undone"]["removedSpaces"] == 1
+    assert stored["report"]["skippedCount"] == 250

@@ -10,6 +10,7 @@ import hashlib
 import re
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -277,3 +278,38 @@ def test_a_memo_that_references_itself_gets_no_link_to_itself(services: Services
     itself, other = found["selfref"], found["target"]
     assert f"/memos/{itself['id']}/edit" not in itself["content"], itself["content"]
     assert f"→ [the other one](/memos/{other['id']}/edit)" in itself["content"], itself["content"]
+
+
+def test_a_local_file_gone_during_the_writes_cuts_the_run_short_with_its_report(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """memos may keep running beside an import of its folder: a file deleted in memos after the
+    import checked it. The memos written before it stay (their run can be undone), so the import
+    must not say 'nothing imported' (a changed file) nor fail with the OSError's 500 (a file gone):
+    it is cut short, with the report of what it wrote, and the next run completes it."""
+    from mesq.imports import run
+    from mesq.imports.plan import CutShort
+
+    expected = memos_database(tmp_path / "memos", "latest", count=60)
+    user = create_user(services.items, "vera", "correct horse battery")
+    real_write = run.write_memo
+    written: list[str] = []
+
+    def write_then_delete(call: Any, memo: Any, kind: str) -> bool:
+        if len(written) == 10:  # memos deletes the rest of the files meanwhile
+            for asset in (tmp_path / "memos" / "assets").iterdir():
+                asset.unlink()
+        written.append(memo.memo_id)
+        return real_write(call, memo, kind)
+
+    monkeypatch.setattr(run, "write_memo", write_then_delete)
+    with pytest.raises(CutShort) as cut:
+        import_file(services, user["id"], "memos", tmp_path / "memos", options=ImportOptions(memos_user="alice"))
+    report = cut.value.report
+    assert report.run_id and report.imported["memos"] >= 10, report.as_dict()
+    refusal = cut.value.refusal
+    assert not refusal.startswith("nothing imported") and report.run_id in refusal and "assets/" in refusal, refusal
+    monkeypatch.setattr(run, "write_memo", real_write)
+    again = import_file(services, user["id"], "memos", tmp_path / "memos", options=ImportOptions(memos_user="alice"))
+    assert again.existing["memos"] == report.imported["memos"], again.as_dict()
+    assert again.existing["memos"] + again.imported["memos"] == len(expected), again.as_dict()

@@ -248,3 +248,22 @@ def test_an_imports_wait_is_said_as_a_person_would(services: Services) -> None:
         3540: ("about 59 minutes", "约 59 分钟"),
         3600: ("about an hour", "约 1 小时"),
     }
+
+
+def test_a_name_past_255_characters_still_names_its_project(
+    client: TestClient, services: Services, make_account: Callable[..., Account]
+) -> None:
+    """An upload's name of over 255 characters (a client may send any) made the upload's own
+    name count as none, and the project was named after the temporary copy: a space "upload",
+    and every such project's tasks derived their ids from "upload" too. The name is cut instead."""
+    from mesq.todos import model
+    from mesq.todos.state import load_state
+
+    account = make_account(scopes="todo:read,todo:write")
+    body = "TYPE,CONTENT\ntask,每周复盘\n".encode()
+    for stem in ("长" * 300, "短" * 300):
+        answer = client.post("/api/toolkit/import?kind=todoist", files={"file": (stem + ".csv", body, "text/csv")},
+                             headers=account.headers)  # fmt: skip
+        assert answer.status_code == 200 and answer.json()["data"]["imported"]["tasks"] == 1, answer.text
+    names = {space["name"] for space in load_state(services.items, account.user_id).spaces.values()}
+    assert "upload" not in names and {"长" * model.NAME_MAX, "短" * model.NAME_MAX} <= names, names

@@ -112,3 +112,199 @@ def test_a_zip_with_two_members_of_one_name_is_refused(services: Services, tmp_p
     user = create_user(services.items, "emma", "correct horse battery")
     with pytest.raises(SourceError, match=r"two members named 'Home\.csv'"):
         import_file(services, user["id"], "todoist", path)
+
+
+def test_a_flomo_image_that_is_neither_a_file_nor_a_web_link_is_listed_as_skipped(
+    services: Services, tmp_path: Path
+) -> None:
+    """An <img> whose src is a data: URI or a javascript: URL was listed as 'kept as a link' though
+    nothing of it was kept; a web image is kept as a link (in the text), the others are skipped."""
+    user = create_user(services.items, "cleo", "correct horse battery")
+    body = (
+        '<p>看图</p><img src="data:image/png;base64,' + "A" * 5000 + '">'
+        '<img src="javascript:alert(1)"><img src="https://example.com/a.png">'
+    )
+    report = import_file(services, user["id"], "flomo", _flomo(tmp_path / "f.zip", ("2024-03-05 09:30:00", body)))
+    assert report.imported["memos"] == 1, report.as_dict()
+    assert [what for _which, what in report.kept] == ["file 'https://example.com/a.png' is a link; kept as a link"]
+    skipped = dict(report.skipped)
+    assert len(skipped) == 2, report.as_dict()
+    for which, why in skipped.items():
+        assert "not a file of the export nor a web link" in why and len(which) < 120, (which, why)
+    (memo,) = [item for item in records(services, user["id"]).values() if item.get("content")]
+    assert "data:" not in memo["content"] and "javascript" not in memo["content"]
+    assert "https://example.com/a.png" in memo["content"]
+
+
+def test_a_memos_database_of_huge_contents_is_planned_without_holding_them(services: Services, tmp_path: Path) -> None:
+    """A memo's content may be up to 200 MiB in a stranger's database (it compresses to almost
+    nothing in a ZIP); a memo holds 50,000 characters. Every row's content (and its bytes again,
+    for the UTF-8 check) was held until the plan was made: twelve rows of 8 MiB took some 200 MB,
+    a 4 GiB database would take the server down. Now a content is read only as far as the limit
+    needs, and a longer one is skipped with its real length."""
+    import tracemalloc
+
+    huge = "长" * (8 * 1024 * 1024)
+    rows = [(1, "ok", 1, "fine #tag")] + [(n, f"big{n}", 1, huge) for n in range(2, 14)]
+    path = _memos(tmp_path / "memos_prod.db", rows, [])
+    del huge
+    user = create_user(services.items, "hugo", "correct horse battery")
+    tracemalloc.start()
+    try:
+        report = import_file(services, user["id"], "memos", path)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.imported["memos"] == 1 and report.skipped_count == 12, report.as_dict()
+    assert "8388608 characters, over the memo limit" in report.skipped[0][1], report.skipped
+    assert peak < 40 * 1024 * 1024, peak
+
+
+def test_more_cards_or_memos_than_one_import_takes_are_refused_before_a_write(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flomo page of 16 MiB of tiny cards is a 266 KB ZIP and planned 88,360 memos (108 s,
+    253 MB); a 256 MiB one would plan 1.4 million and exhaust the server. A memos database holds
+    as many rows as 4 GiB takes, each read into memory. Both are refused past MAX_MEMOS, and a
+    memos database past MAX_TEXT_CHARACTERS of content in all, before anything is written (the
+    caps are lowered here: the real ones take minutes to reach)."""
+    from mesq.adapters.imports import memos_sqlite
+    from mesq.imports import flomo, plan
+
+    monkeypatch.setattr(flomo, "MAX_CARDS", 3)
+    monkeypatch.setattr(memos_sqlite, "MAX_MEMOS", 3)
+    user = create_user(services.items, "ines", "correct horse battery")
+    cards = [(f"2024-03-0{day} 09:30:00", f"<p>card {day}</p>") for day in range(1, 6)]
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "flomo", _flomo(tmp_path / "f.zip", *cards))
+    assert "over 3 cards" in refused.value.message, refused.value.message
+    fine = import_file(services, user["id"], "flomo", _flomo(tmp_path / "g.zip", *cards[:3]))
+    assert fine.imported["memos"] == 3 and flomo.SOURCE == "flomo"
+
+    rows = [(n, f"m{n}", 1 if n % 2 else 2, f"memo {n}") for n in range(1, 6)]
+    with pytest.raises(SourceError) as refused:
+        import_file(
+            services,
+            user["id"],
+            "memos",
+            _memos(tmp_path / "a.db", rows, []),
+            options=ImportOptions(memos_user="alice"),
+        )
+    assert "over 3 memos" in refused.value.message, refused.value.message
+
+    monkeypatch.setattr(memos_sqlite, "MAX_MEMOS", plan.MAX_MEMOS)
+    monkeypatch.setattr(memos_sqlite, "MAX_TEXT_CHARACTERS", 20)
+    with pytest.raises(SourceError) as refused:
+        import_file(
+            services,
+            user["id"],
+            "memos",
+            _memos(tmp_path / "b.db", rows, []),
+            options=ImportOptions(memos_user="alice"),
+        )
+    assert "over 20 characters" in refused.value.message, refused.value.message
+    assert len([item for item in records(services, user["id"]).values() if item.get("content")]) == 3
+
+
+def test_a_memos_databases_relations_and_file_rows_are_bounded(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """memos' relation and attachment rows were all read into lists, each of their texts whole (a
+    file name of 8 Mi characters, twelve times, was held until the plan was made): the texts are
+    read up to what a name, path or link can use, and the rows past MAX_ROWS refuse the file."""
+    import tracemalloc
+
+    from mesq.adapters.imports import memos_sqlite
+
+    path = _memos(tmp_path / "memos_prod.db", [(1, "one", 1, "one #a"), (2, "two", 1, "two")], [])
+    db = sqlite3.connect(path)
+    long_name = "长" * (8 * 1024 * 1024)
+    db.executemany(
+        "INSERT INTO attachment VALUES (?,?,?,?,?,?,?,?,?)",
+        [(n, f"f{n}", 1, long_name + ".png", "image/png", 4, "DATABASE", "", b"\x89PNG") for n in range(1, 13)],
+    )
+    db.executemany("INSERT INTO memo_relation VALUES (?,?,?)", [(2, 1, "REFERENCE")] * 5)
+    db.commit()
+    db.close()
+    del long_name
+    user = create_user(services.items, "jade", "correct horse battery")
+    tracemalloc.start()
+    try:
+        report = import_file(services, user["id"], "memos", path, options=ImportOptions(memos_user="alice"))
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.imported["memos"] == 2 and report.imported["attachments"] == 12, report.as_dict()
+    assert peak < 60 * 1024 * 1024, peak
+
+    monkeypatch.setattr(memos_sqlite, "MAX_ROWS", 4)
+    other = create_user(services.items, "kira", "correct horse battery")
+    with pytest.raises(SourceError) as refused:
+        import_file(services, other["id"], "memos", path, options=ImportOptions(memos_user="alice"))
+    assert "over 4 rows" in refused.value.message, refused.value.message
+
+
+def test_a_flomo_page_past_the_card_cap_is_not_read_to_its_end(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tokenizer found every card of the page before the first was planned: a 256 MiB page
+    took a minute of a core before MAX_CARDS could refuse it. The page is fed a slice at a time,
+    its cards planned as they are found, so the cap stops the reading."""
+    from mesq.imports import flomo, html_text
+
+    monkeypatch.setattr(flomo, "MAX_CARDS", 3)
+    monkeypatch.setattr(html_text, "FEED_CHARACTERS", 4096)
+    fed: list[int] = []
+    real_feed = html_text._Blocks.feed
+
+    def counted(self: html_text._Blocks, data: str) -> None:
+        fed.append(len(data))
+        real_feed(self, data)
+
+    monkeypatch.setattr(html_text._Blocks, "feed", counted)
+    cards = [(f"2024-03-05 09:{minute:02d}:00", f"<p>card {minute} {'x' * 200}</p>") for minute in range(60)]
+    user = create_user(services.items, "lara", "correct horse battery")
+    path = _flomo(tmp_path / "f.zip", *cards)
+    with zipfile.ZipFile(path) as archive:
+        page = len(archive.read("flomo@x/index.html").decode())
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "flomo", path)
+    assert "over 3 cards" in refused.value.message
+    assert 0 < sum(fed) < page / 2, (sum(fed), page)
+
+
+def test_a_flomo_card_with_a_file_over_the_limit_is_a_skipped_card(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memo with a file over 100 MiB is skipped (docs/migrating.md); in a flomo export such a
+    file refused the whole import ('file/v.mp4 is ... bytes, over the ... read for it'). The limit
+    is lowered here."""
+    from mesq.imports import flomo, memo_checks
+
+    monkeypatch.setattr(flomo, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(memo_checks, "MAX_FILE_BYTES", 1000)
+    path = tmp_path / "f.zip"
+    cards = CARD.format("2024-03-05 09:30:00", '<p>视频</p><img src="file/v.mp4">') + CARD.format(
+        "2024-03-06 09:30:00", "<p>ok</p>"
+    )
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("flomo@x/index.html", f"<html><body>{cards}</body></html>")
+        archive.writestr("flomo@x/file/v.mp4", b"v" * 5000)
+    user = create_user(services.items, "mona", "correct horse battery")
+    report = import_file(services, user["id"], "flomo", path)
+    assert report.imported["memos"] == 1 and report.skipped_count == 1, report.as_dict()
+    assert "over the 1000-byte limit per file" in report.skipped[0][1], report.skipped
+
+
+def test_a_zip_without_a_memos_database_says_what_to_import(services: Services, tmp_path: Path) -> None:
+    """Another app's ZIP (flomo's export, a folder of Markdown notes) picked as memos was told
+    "a ZIP of memos' folder holds one memos_prod.db (0 found)": which file to pick, and where the
+    notes it holds can go instead, is what the person needs."""
+    path = tmp_path / "notes.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("notes/2024-01-01.md", "hello #tag")
+    user = create_user(services.items, "nina", "correct horse battery")
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "memos", path)
+    message = refused.value.message
+    assert "0 found" not in message and "no memos_prod.db" in message and "Markdown" in message, message

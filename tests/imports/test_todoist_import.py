@@ -302,3 +302,26 @@ def test_a_subtasks_notes_cut_at_the_limit_are_listed(services: Services, tmp_pa
     assert report.as_dict()["shortenedCount"] == 2 and len(report.words()["shortened"]) == 2
     tasks = {task["title"]: task for task in load_state(services.items, user["id"]).every_task()}
     assert len(tasks["子任务"]["notes"]) == model.NOTES_MAX and tasks["子任务"]["notes"].endswith("…")
+
+
+@pytest.mark.parametrize(
+    ("phrase", "due"),
+    [
+        ("May 15 2025", {"type": "date", "date": "2025-05-15"}),
+        ("May 5 2024 4:04", {"type": "datetime", "at": "2024-05-05T04:04:00Z"}),
+        ("May 5 2024 4pm", {"type": "datetime", "at": "2024-05-05T16:00:00Z"}),
+        ("15 May 2025", {"type": "date", "date": "2025-05-15"}),
+        ("may 15", {"type": "date", "date": "2027-05-15"}),
+        ("Jun 15 2025", {"type": "date", "date": "2025-06-15"}),
+    ],
+)
+def test_a_date_in_may_is_a_due(phrase: str, due: dict[str, str]) -> None:
+    """Todoist's DATE cell is a date phrase whole; quick add's grammar never reads "may" as a month
+    (a title's "may need milk"), so every due in May was kept in the notes as text ('May 5 2024
+    4:04', one English date in twelve), and "May 5 2024 4:04" read as 6 May."""
+    from datetime import UTC, datetime
+
+    from mesq.imports.todoist import read_date
+
+    found = read_date(phrase, "en", "UTC", datetime(2026, 12, 6, 23, 0, tzinfo=UTC))
+    assert found is not None and found.due == due, (phrase, found)

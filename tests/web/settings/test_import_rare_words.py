@@ -163,3 +163,14 @@ def test_a_report_entry_is_text_whatever_the_file_is_named(browser: Callable[...
     page = person.client.get(answer.headers["location"], headers=ZH).text
     listed = _listed(page)
     assert "<img" not in listed and "<code>&lt;img src=x onerror=" in listed and "第 2 行</code>：" in listed, listed
+
+
+def test_a_report_longer_than_its_list_says_how_many_it_lists(browser: Callable[..., Browser]) -> None:
+    """A report keeps 200 entries of a list (fewer when its words are long: a stored report must
+    fit a DynamoDB item); its page said "250 skipped" above 200 lines, as if that were all."""
+    csv = ("TYPE,CONTENT,INDENT\n" + "task,,1\n" * 250).encode()
+    chinese = _listed(_report(browser(), "todoist", csv, "空.csv", ZH))
+    assert "共 250 条，这里只列出前 200 条。" in chinese, chinese
+    assert ENGLISH.search(chinese) is None, chinese
+    english = _listed(_report(browser(), "todoist", csv, "empty.csv", EN))
+    assert "The first 200 of 250 are listed here." in english, english

@@ -34,7 +34,7 @@ from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp
 from . import html_text, memo_checks
-from .plan import Plan, PlannedFile, PlannedMemo, Report, SourceError, derived_id
+from .plan import MAX_MEMOS, Plan, PlannedFile, PlannedMemo, Report, SourceError, derived_id
 from .zipped import BoundedZip
 
 SOURCE = "flomo"
@@ -43,6 +43,8 @@ MAX_HTML_BYTES = 256 * 1024 * 1024
 #: A card's HTML read at most (its tree is built alone: a page is read card by card). A memo
 #: holds 50,000 characters; a card of them in rich text is a few hundred thousand.
 MAX_CARD_CHARACTERS = 4 * 1024 * 1024
+#: Cards one import plans at most (`plan.MAX_MEMOS`).
+MAX_CARDS = MAX_MEMOS
 _ENTITY_DECLARATION = re.compile(rb"<!ENTITY", re.IGNORECASE)
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
 _EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -140,6 +142,10 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
     seen: dict[str, int] = {}
     number = 0
     for number, source in enumerate(html_text.blocks(text, "memo"), start=1):
+        if number > MAX_CARDS:
+            raise SourceError(
+                Text("%(file)s: over %(limit)s cards, more than one import takes", file=archive.label, limit=MAX_CARDS)
+            )
         if len(source) > MAX_CARD_CHARACTERS:  # a card's tree takes some 75 times its text
             report.skip(
                 Text("card %(number)s", number=number),
@@ -189,16 +195,21 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
         files: list[PlannedFile] = []
         for source in dict.fromkeys(sources):
             member = _file_ref(page, source, archive)
-            if member is None:
+            if member is None and source.strip().lower().startswith(("http://", "https://")):
                 report.keep(label, Text("file %(file)s is a link; kept as a link", file=repr(source)))
-                content = (
-                    f"{content}\n\n<{source}>".strip()
-                    if source.lower().startswith(("http://", "https://"))
-                    else content
+                content = f"{content}\n\n<{source}>".strip()
+                continue
+            if member is None:  # data:, javascript:, a file: path of the exporting machine: nothing to keep
+                report.skip(
+                    _file_label(label, _shown(source)), Text("not a file of the export nor a web link: not imported")
                 )
                 continue
             if not member:
                 report.skip(_file_label(label, source), Text("not in the export"))
+                continue
+            if archive.size(member) > MAX_FILE_BYTES:  # the memo is skipped (memo_checks): never read
+                name = memo_checks.display_name(posixpath.basename(member), "file")
+                files.append(PlannedFile(name, memo_checks.media_type("", name), archive.size(member), "", lambda: b""))
                 continue
             size, sha256 = archive.digest(member, MAX_FILE_BYTES)
             if size == 0:
@@ -225,6 +236,11 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
     if not number:
         raise SourceError(Text("%(file)s: %(page)s holds no flomo cards (div.memo)", file=archive.label, page=page))
     return plan
+
+
+def _shown(source: str) -> str:
+    """A reference as the report names it: a data: URI's kilobytes of base64 say nothing."""
+    return source if len(source) <= 60 else source[:59] + "…"
 
 
 def _file_label(card: Text, source: str) -> Text:

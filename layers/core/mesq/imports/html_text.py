@@ -30,6 +30,8 @@ _SCHEMES = ("http://", "https://", "mailto:")
 #: Elements nested deeper than this are not converted (markdownify recurses once per level, so a
 #: page of 600 nested <b> would exhaust Python's stack); no note's rich text comes near it.
 MAX_DEPTH = 100
+#: The slice of a page the tokenizer is fed at a time (`blocks`).
+FEED_CHARACTERS = 1 << 20
 
 
 #: Text that Markdown would read as structure or as a character reference, though the rich text
@@ -122,14 +124,22 @@ class _Blocks(HTMLParser):
 def blocks(html: str, name: str) -> Iterator[str]:
     """The source of every outermost `<div class="NAME">…</div>` of a page, in order, without
     building the page's tree: BeautifulSoup holds some 75 bytes for each byte of a page (a 25 MiB
-    page took 1.9 GB), so a page of cards is read one card at a time. A block left open runs to the
-    page's end."""
+    page took 1.9 GB), so a page of cards is read one card at a time. The tokenizer is fed
+    FEED_CHARACTERS at a time and each block is given as soon as it closes, so a caller that stops
+    (a cap on cards) stops the reading too. A block left open runs to the page's end."""
     found = _Blocks(html, name)
-    found.feed(html)
+    for offset in range(0, len(html), FEED_CHARACTERS):
+        found.feed(html[offset : offset + FEED_CHARACTERS])
+        yield from _taken(found, html)
     found.close()
+    yield from _taken(found, html)
     if found.start is not None:
-        found.spans.append((found.start, len(html)))
-    for start, end in found.spans:
+        yield html[found.start :]
+
+
+def _taken(found: _Blocks, html: str) -> Iterator[str]:
+    spans, found.spans = found.spans, []
+    for start, end in spans:
         yield html[start:end]
 
 

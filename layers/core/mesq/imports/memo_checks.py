@@ -55,13 +55,17 @@ def media_type(declared: str, name: str) -> str:
     return "application/octet-stream"
 
 
+def too_long(characters: int, limit: int) -> Text:
+    return Text("%(count)s characters, over the memo limit of %(limit)s", count=characters, limit=limit)
+
+
 def problem(memo: PlannedMemo) -> Text | None:
     """Why this memo cannot be written (one line), or None."""
     limit = content_max_characters()
     if not memo.content.strip():
         return Text("empty: no text and no attachments")
     if len(memo.content) > limit:
-        return Text("%(count)s characters, over the memo limit of %(limit)s", count=len(memo.content), limit=limit)
+        return too_long(len(memo.content), limit)
     if len(expand_tag_paths(parse_tags(memo.content))) > MAX_TAG_PATHS_PER_MEMO:
         return Text("more than %(limit)s distinct tags (counting parent tags)", limit=MAX_TAG_PATHS_PER_MEMO)
     if len(memo.files) > max_files():

@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo
 from ..kernel.i18n import Text, Translator
 from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp
+from ..memos.reads import content_max_characters
 from . import memo_checks
 from .plan import Plan, PlannedFile, PlannedMemo, Report, SourceError, Unavailable, comment_heading, derived_id
 
@@ -59,6 +60,10 @@ class MemosRow:
     #: The content held bytes that are not UTF-8 text (memos keeps whatever bytes it was sent):
     #: they are read as U+FFFD, and the report says so.
     not_utf8: bool = False
+    #: The content's length in characters when it is longer than the reader was asked to read
+    #: (`MemosDatabase.memos(characters)`): `content` then holds only its start, and the memo is
+    #: skipped as over the limit. None when `content` is whole.
+    cut_from: int | None = None
 
 
 @dataclass(frozen=True)
@@ -86,8 +91,9 @@ class MemosDatabase(Protocol):
 
     def users(self) -> list[MemosUser]: ...
 
-    def memos(self) -> list[MemosRow]:
-        """Every memo of every user, oldest first."""
+    def memos(self, characters: int) -> list[MemosRow]:
+        """Every memo of every user, oldest first; a content longer than `characters` cut there
+        (`MemosRow.cut_from`): a stranger's database may hold contents of hundreds of megabytes."""
         ...
 
     def relations(self) -> list[tuple[int, int, str]]:
@@ -208,7 +214,8 @@ def plan_memos(
     zone, for the lines the import writes into them (a comment's heading)."""
     owner = pick_user(database, memos_user)
     authors = {user.id: user.username for user in database.users()}
-    rows = database.memos()
+    limit = content_max_characters()
+    rows = database.memos(limit + 1)  # a content past the limit is skipped: its start is enough
     by_id = {row.id: row for row in rows}
     comments: dict[int, list[MemosRow]] = {}
     references: dict[int, list[int]] = {}
@@ -270,6 +277,9 @@ def plan_memos(
             updated = _when(max(row.updated_ts, row.created_ts))
         except SourceError:
             updated = created
+        if row.cut_from is not None:
+            report.skip(label, memo_checks.too_long(row.cut_from, limit))
+            continue
         content = row.content.strip()
         if row.not_utf8:
             report.keep(label, Text("bytes that are not UTF-8 text, each kept as �"))

@@ -23,9 +23,17 @@ from ..kernel.i18n import Text, Translator
 #: The kinds a person picks (CLI `--from`, REST `kind`, Settings → Import).
 KINDS = ("memos", "flomo", "todoist")
 #: The skipped and kept lists a report keeps (the counts stay exact beyond it), and the length of
-#: each entry's words (a stored report stays far below a DynamoDB item's 400 KB).
+#: each entry's words (a stored report is cut further to fit a DynamoDB item: `reports.save_report`).
 LISTED_MAX = 200
 ENTRY_MAX = 300
+#: Memos one import plans at most (flomo cards, memos rows of all its users): each is held until
+#: the plan is whole, and a page or database of tiny ones is a small file (a 266 KB flomo ZIP
+#: planned 88,360 memos). As many as an import ZIP's members and a Markdown import's notes.
+MAX_MEMOS = 100_000
+#: Text one import plans at most, in all (memos' contents; Todoist's titles and notes): some ten
+#: times a heavy account's. Each record is cut to its own limit, but 100,000 memos of 50,000
+#: characters, or 20,000 tasks of 50,000, would be gigabytes held before the first write.
+MAX_TEXT = 128 * 1024 * 1024
 #: A refusal's one line, at most (a file's name and a reason; a library's long error is cut).
 MESSAGE_MAX = 300
 
@@ -156,6 +164,9 @@ class PlannedTask:
     comments: int = 0
     #: What the report names this task by (`Groceries line 12`).
     label: str | Text = ""
+    #: What was cut from it to fit (its notes), said as "imported but shortened" once it is
+    #: written (`todo_writes.write_tasks`): a run that finds it there already imported nothing.
+    cut: Text | None = None
 
 
 @dataclass

@@ -7,6 +7,7 @@ twice: in English (`report`, as REST answered) and as templates with their param
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -17,6 +18,11 @@ from .plan import Report
 
 PREFIX = "IMPORT#"
 REPORT_DAYS = 90
+#: A stored report at most, as UTF-8 JSON, and what its undo adds: DynamoDB's item limit is
+#: 400 KB, names included.
+STORED_BYTES = 256 * 1024
+UNDONE_BYTES = 64 * 1024
+_LISTS = ("skipped", "kept", "shortened")
 
 
 def report_key(user_id: str, run_id: str) -> Key:
@@ -25,8 +31,25 @@ def report_key(user_id: str, run_id: str) -> Key:
 
 def save_report(items: ItemStore, user_id: str, report: Report) -> None:
     pk, sk = report_key(user_id, report.run_id)
-    items.put({"pk": pk, "sk": sk, "report": report.as_dict(), "words": report.words(), "at": now_timestamp(),
+    english, words = _fitted(report.as_dict(), report.words())
+    items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": now_timestamp(),
                "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+
+
+def _fitted(english: dict[str, Any], words: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The report with its lists cut (the same entries from both) until it fits STORED_BYTES: 200
+    entries a list of up to 300 characters each, twice, were 2 MB of Chinese, and DynamoDB refused
+    the item, after the import was written. The counts stay whole; the page says how many it lists."""
+    listed = max((len(english.get(name, [])) for name in _LISTS), default=0)
+    while listed and _size(english, words) > STORED_BYTES:
+        listed //= 2
+        english = {**english, **{name: english.get(name, [])[:listed] for name in _LISTS}}
+        words = {**words, **{name: words.get(name, [])[:listed] for name in _LISTS}}
+    return english, words
+
+
+def _size(english: dict[str, Any], words: dict[str, Any]) -> int:
+    return len(json.dumps([english, words], ensure_ascii=False).encode("utf-8"))
 
 
 def read_report(items: ItemStore, user_id: str, run_id: str) -> dict[str, Any] | None:
@@ -36,4 +59,14 @@ def read_report(items: ItemStore, user_id: str, run_id: str) -> dict[str, Any] |
 def mark_undone(items: ItemStore, user_id: str, run_id: str, undone: dict[str, Any]) -> None:
     stored = read_report(items, user_id, run_id)
     if stored is not None:
-        items.put({**stored, "undone": undone, "undoneAt": now_timestamp()})
+        items.put({**stored, "undone": _undone_fitted(undone), "undoneAt": now_timestamp()})
+
+
+def _undone_fitted(undone: dict[str, Any]) -> dict[str, Any]:
+    """What the undo did, its list of records left as they were cut until it fits UNDONE_BYTES
+    (100 records with titles of 500 characters pushed a full report past DynamoDB's limit after the
+    undo had run); `notUndoneCount` stays whole."""
+    left = list(undone.get("notUndone", []))
+    while left and len(json.dumps(undone | {"notUndone": left}, ensure_ascii=False).encode("utf-8")) > UNDONE_BYTES:
+        left = left[: len(left) // 2]
+    return undone | {"notUndone": left}

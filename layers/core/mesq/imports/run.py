@@ -25,7 +25,7 @@ from ..kernel.i18n import Text
 from ..kernel.tags import parse_tags
 from ..memos import store as memo_store
 from .memo_writes import write_memo
-from .plan import CutShort, Plan, Report, SourceError
+from .plan import CutShort, Plan, PlannedTask, Report, SourceError
 from .todo_writes import check_planned, write_space, write_tasks
 
 #: The scopes an import writes with (the command line's principal; a caller's own are checked by
@@ -82,6 +82,17 @@ def execute(call: Call, plan: Plan) -> Report:
     except MesqError as error:  # after a first write: say what is there and how to finish or undo it
         report.seconds = time.perf_counter() - started
         raise CutShort(error.text, report) from error
+    except CutShort:
+        raise
+    except SourceError as error:
+        # A file read at its write (a memos folder's file, which memos may delete meanwhile) is
+        # gone or changed: the records written before it stay, so "nothing imported" would be false.
+        report.seconds = time.perf_counter() - started
+        if not any(report.imported.values()):
+            raise
+        cut = CutShort(error.text, report)
+        cut.detail = error.detail  # the OSError's words, for the log only
+        raise cut from error
     report.seconds = time.perf_counter() - started
     return report
 
@@ -113,12 +124,16 @@ def _write(call: Call, plan: Plan, report: Report) -> None:
         report.imported.update(write_space(call, space))
         for column in space.columns:
             created: Counter[str] = Counter()
+            written: list[PlannedTask] = []
             try:
-                write_tasks(call, space.space_id, column, created)
+                write_tasks(call, space.space_id, column, created, written)
             finally:  # the batches written before a fault count too (the report of a run cut short)
                 report.existing["tasks"] += created.pop("existing", 0)
                 report.in_trash += created.pop("in_trash", 0)
                 report.imported.update(created)
+                for record in written:  # only what this run wrote was imported, shortened or not
+                    if record.cut is not None:
+                        report.shorten(record.label or record.title, record.cut)
             report.records += sum(1 + len(task.subtasks) for task in column.tasks)
             tags.update(tag for task in column.tasks for tag in task.tags)
             tags.update(tag for task in column.tasks for sub in task.subtasks for tag in sub.tags)

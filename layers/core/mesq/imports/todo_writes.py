@@ -3,8 +3,9 @@ the partial state, list sizes, graph counts, the due index, tag registrations an
 record per record in the same transaction), under ids derived from the source, every Put
 conditioned on absence.
 
-- a space (with its columns and slug claim) is one transaction, skipped when its id exists; a
-  column missing from a space that exists (a later export added a section) is added;
+- a space (with its slug claim and its first COLUMNS_PER_WRITE columns) is one transaction,
+  skipped when its id exists; its further columns, and a column missing from a space that exists
+  (a later export added a section), are added COLUMNS_PER_WRITE a transaction;
 - the column's tags the registry does not know yet are registered first, TAGS_PER_WRITE a
   transaction (each with its change record): a batch of tasks then writes no registrations, so
   its size is its records', whatever number of new labels they carry;
@@ -38,6 +39,9 @@ from .plan import PlannedColumn, PlannedSpace, PlannedTask, SourceError
 BATCH_RECORDS = 24
 #: New tags registered per transaction: a Put and a change record each, inside the 100.
 TAGS_PER_WRITE = 40
+#: New columns per transaction (a column costs its Put, its change record and the space's counts):
+#: a space takes 50 columns, which as one transaction needed 153 operations.
+COLUMNS_PER_WRITE = 20
 
 
 def _conflict(what: str) -> Any:
@@ -55,35 +59,42 @@ def _column(space_id: str, column: PlannedColumn, position: str, now: str) -> It
 
 
 def write_space(call: Call, planned: PlannedSpace) -> Counter[str]:
-    """The space and any of its columns not there yet; counts of what was created."""
+    """The space and any of its columns not there yet, COLUMNS_PER_WRITE columns a transaction
+    (the space with the first of them); counts of what was created."""
     user_id = call.principal.user_id
     created: Counter[str] = Counter()
+    while True:
+        counted: Counter[str] = Counter()
 
-    def build(state: TodoState) -> Built:
-        created.clear()
-        now = now_timestamp()
-        ops: list[WriteOp] = []
-        space = state.spaces.get(planned.space_id)
-        if space is None:
-            slug = _free_slug(state, model.slugify(planned.name))
-            last = max((s["position"] for s in state.spaces.values()), default=None)
-            position = model.position_between(last, None)
-            space = {"id": planned.space_id, "name": planned.name, "slug": slug, "position": position,
-                     "revision": 1, "createdAt": now, "updatedAt": now}  # fmt: skip
-            ops.append(put_new(user_id, "space", space))
-            pk, sk = keys.slug_key(user_id, slug)
-            ops.append(Put({"pk": pk, "sk": sk, "spaceId": space["id"]}, Condition(exists=False)))
-            created["spaces"] += 1
-        siblings = sorted(c["position"] for c in state.columns_of(space["id"]))
-        missing = [column for column in planned.columns if column.column_id not in state.columns]
-        positions = model.positions_between(siblings[-1] if siblings else None, None, len(missing)) if missing else []
-        for column, position in zip(missing, positions, strict=True):
-            ops.append(put_new(user_id, "column", _column(space["id"], column, position, now)))
-            created["columns"] += 1
-        return {}, ops
+        def build(state: TodoState, counted: Counter[str] = counted) -> Built:
+            counted.clear()
+            now = now_timestamp()
+            ops: list[WriteOp] = []
+            space = state.spaces.get(planned.space_id)
+            if space is None:
+                slug = _free_slug(state, model.slugify(planned.name))
+                last = max((s["position"] for s in state.spaces.values()), default=None)
+                position = model.position_between(last, None)
+                space = {"id": planned.space_id, "name": planned.name, "slug": slug, "position": position,
+                         "revision": 1, "createdAt": now, "updatedAt": now}  # fmt: skip
+                ops.append(put_new(user_id, "space", space))
+                pk, sk = keys.slug_key(user_id, slug)
+                ops.append(Put({"pk": pk, "sk": sk, "spaceId": space["id"]}, Condition(exists=False)))
+                counted["spaces"] += 1
+            siblings = sorted(c["position"] for c in state.columns_of(space["id"]))
+            missing = [column for column in planned.columns if column.column_id not in state.columns]
+            missing = missing[:COLUMNS_PER_WRITE]
+            last = siblings[-1] if siblings else None
+            positions = model.positions_between(last, None, len(missing)) if missing else []
+            for column, position in zip(missing, positions, strict=True):
+                ops.append(put_new(user_id, "column", _column(space["id"], column, position, now)))
+                counted["columns"] += 1
+            return {}, ops
 
-    apply(call, build, _conflict(f"space {planned.name!r}"))
-    return created
+        apply(call, build, _conflict(f"space {planned.name!r}"))
+        created.update(counted)
+        if counted["columns"] < COLUMNS_PER_WRITE:  # the last of them written (or none was missing)
+            return created
 
 
 def _task_record(planned: PlannedTask, space_id: str, column_id: str | None, parent_id: str | None,
@@ -145,9 +156,12 @@ def _batches(tasks: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, Plann
     return batches
 
 
-def write_tasks(call: Call, space_id: str, column: PlannedColumn, created: Counter[str]) -> None:
+def write_tasks(
+    call: Call, space_id: str, column: PlannedColumn, created: Counter[str], written: list[PlannedTask] | None = None
+) -> None:
     """The column's tasks and subtasks not there yet, in plan order; `created` counts what was
-    written, batch by batch (so a fault partway still says what is there)."""
+    written, batch by batch (so a fault partway still says what is there), and `written` gets the
+    planned tasks and subtasks each batch wrote."""
     items, user_id = call.services.items, call.principal.user_id
     positions = model.positions_between(None, None, len(column.tasks)) if column.tasks else []
     register_tags(call, [tag for task in column.tasks for record in (task, *task.subtasks) for tag in record.tags])
@@ -195,3 +209,5 @@ def write_tasks(call: Call, space_id: str, column: PlannedColumn, created: Count
 
         apply(call, build, _conflict(f"tasks of {column.name!r}"))
         created.update(counted)
+        if written is not None:
+            written.extend(record for _position, task in fresh for record in (task, *task.subtasks))

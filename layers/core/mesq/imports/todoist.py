@@ -44,7 +44,17 @@ from ..kernel.tags import is_valid_tag
 from ..kernel.timestamps import parse_timestamp, parse_zone
 from ..todos import model, recurrence
 from ..todos.quick_add import parse_quick_add
-from .plan import Plan, PlannedColumn, PlannedSpace, PlannedTask, Report, SourceError, comment_heading, derived_id
+from .plan import (
+    MAX_TEXT,
+    Plan,
+    PlannedColumn,
+    PlannedSpace,
+    PlannedTask,
+    Report,
+    SourceError,
+    comment_heading,
+    derived_id,
+)
 
 SOURCE = "todoist"
 MAX_CSV_BYTES = 64 * 1024 * 1024
@@ -54,6 +64,8 @@ MAX_FIELD_CHARACTERS = 1024 * 1024
 #: size is already far past what a person scrolls, and an import of it takes minutes of the
 #: server's writes (300,000 rows took 28). A larger export is split into projects or imported in parts.
 MAX_TASKS = 20_000
+#: Titles and notes one import plans at most, in all (`plan.MAX_TEXT`).
+MAX_TEXT_CHARACTERS = MAX_TEXT
 #: Columns a CSV's header may name. Todoist writes 14; each row is kept over the header's columns,
 #: so a header of a million short names (8 MB) made every row of the file a dict of a million
 #: entries (gigabytes in all) before a task was planned.
@@ -87,6 +99,12 @@ class DateRead:
     rule: str | None
 
 
+#: A date in May ("May 15 2025", "15 may"): quick add's grammar never reads "may" as a month (a
+#: title's "may need milk"), but a DATE cell is a date phrase whole, so dateparser reads it, in
+#: English (a repeat, "every May 5", stays text: dateparser reads no repeats).
+_IN_MAY = re.compile(r"^(?!every\b)(?=.*\bmay\b)(?=.*[0-9])", re.IGNORECASE)
+
+
 def read_date(text: str, language: str, zone: str, now: datetime) -> DateRead | None:
     """DATE as a due (and an RRULE for "every ..."), or None when any of it cannot be read: a
     phrase past the years a due may hold ("Dec 31 9999 11pm" west of UTC, "Jan 1 0001" east of
@@ -114,10 +132,11 @@ def _read_date(text: str, language: str, zone: str, now: datetime) -> DateRead |
     if understood.title == _SENTINEL and understood.due is not None:
         # "every day": quick add starts the series on its first occurrence from the import's day
         found = DateRead(_due(understood.due), zone, understood.recurrence)
-    elif language and language.split("-")[0] not in ("en", "zh"):
+    elif (language and language.split("-")[0] not in ("en", "zh")) or _IN_MAY.search(phrase):
         settings: Any = {"TIMEZONE": zone, "RETURN_AS_TIMEZONE_AWARE": True, "PREFER_DATES_FROM": "future",
                          "RELATIVE_BASE": now.astimezone(ZoneInfo(zone)).replace(tzinfo=None)}  # fmt: skip
-        when = dateparser.parse(phrase, languages=[language.split("-")[0]], settings=settings)
+        reading = language.split("-")[0] if language and language.split("-")[0] not in ("en", "zh") else "en"
+        when = dateparser.parse(phrase, languages=[reading], settings=settings)
         if when is None:
             return None
         timed = bool(when.hour or when.minute or re.search(r"\d:\d|\d\s*(?:am|pm)\b", phrase, re.IGNORECASE))
@@ -177,7 +196,7 @@ def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
             )
         ) from None
     # strict: a quote left open at the end (a cut file) is an error, not the rows after it swallowed
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True, delimiter=_delimiter(text))
     ended = 0  # the line the record read last ended on
     try:
         header = [field.strip().upper() for field in next(reader, [])]
@@ -207,6 +226,22 @@ def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
         # the faulty record starts on the line after the last one read whole
         raise SourceError(_unreadable_csv(name, ended + 1, str(error)), detail=f"csv: {error}") from None
     return rows
+
+
+def _delimiter(text: str) -> str:
+    """Todoist writes commas; a spreadsheet that saved the file again may have written semicolons
+    (Excel in a German or French locale) or tabs ("Unicode text"): the one that makes the first line
+    name TYPE and CONTENT."""
+    end = text.find("\n")
+    first = text if end < 0 else text[:end]
+    for candidate in (",", ";", "\t"):
+        try:
+            names = {field.strip().upper() for field in next(csv.reader([first], delimiter=candidate), [])}
+        except csv.Error:
+            continue
+        if {"TYPE", "CONTENT"} <= names:
+            return candidate
+    return ","
 
 
 def _lines(cell: str) -> str:
@@ -425,7 +460,8 @@ class _Project:
                     ),
                 )
             if len(parent.subtasks) >= model.MAX_SUBTASKS:
-                parent.notes = (parent.notes + "\n" if parent.notes else "") + f"- [ ] {title}"
+                if len(parent.notes) <= model.NOTES_MAX:  # past it, `finish` cuts them (see `note`)
+                    parent.notes = (parent.notes + "\n" if parent.notes else "") + f"- [ ] {title}"
                 self.report.keep(
                     where,
                     Text(
@@ -452,8 +488,13 @@ class _Project:
             self.orphan_notes.append(comment)
             self.report.keep(self.line_label(line), Text("a comment on the project: kept in the first task's notes"))
             return
-        target.notes = f"{target.notes}\n\n---\n{comment}".strip() if target.notes else comment
         target.comments += 1
+        if len(target.notes) > model.NOTES_MAX:
+            # Past the limit already: `finish` cuts them there and lists the task as shortened.
+            # Appending would copy the notes whole for every comment (quadratic: a 64 MiB CSV
+            # of comments on one task took some 20 minutes of a core to plan).
+            return
+        target.notes = f"{target.notes}\n\n---\n{comment}".strip() if target.notes else comment
 
     def unknown(self, row: dict[str, str], line: int) -> None:
         kind = row.get("TYPE", "").strip()
@@ -485,10 +526,7 @@ class _Project:
                 for planned in (task, *task.subtasks):  # a subtask's too: its cut was unsaid
                     if len(planned.notes) > model.NOTES_MAX:
                         planned.notes = planned.notes[: model.NOTES_MAX - 1] + "…"
-                        self.report.shorten(
-                            planned.label or planned.title,
-                            Text("notes past %(limit)s characters were cut", limit=model.NOTES_MAX),
-                        )
+                        planned.cut = Text("notes past %(limit)s characters were cut", limit=model.NOTES_MAX)
         return self.space
 
 
@@ -511,7 +549,7 @@ def plan_todoist(
     csv.field_size_limit(MAX_FIELD_CHARACTERS)
     plan = Plan(report)
     names: set[str] = set()
-    task_rows = 0
+    task_rows = characters = 0
     for file_name, data in files:
         project = _Project(user_id, file_name, zone, now, report, say, first_column, unnamed)
         if project.key in names and _with_project_id(file_name) not in (None, project.key):
@@ -552,6 +590,20 @@ def plan_todoist(
             elif kind or any(value.strip() for value in row.values()):
                 project.unknown(row, line)
         plan.spaces.append(project.finish())
+        characters += sum(
+            len(planned.title) + len(planned.notes)
+            for column in plan.spaces[-1].columns
+            for task in column.tasks
+            for planned in (task, *task.subtasks)
+        )
+        if characters > MAX_TEXT_CHARACTERS:  # before the next file is read, and before any write
+            raise SourceError(
+                Text(
+                    "%(file)s: its tasks hold over %(limit)s characters, more than one import takes",
+                    file=file_name,
+                    limit=MAX_TEXT_CHARACTERS,
+                )
+            )
     if not plan.spaces:
         raise SourceError(Text("no Todoist CSV file (TYPE, CONTENT, ...) found"))
     return plan

@@ -8,6 +8,7 @@ all call `import_file`.
 from __future__ import annotations
 
 import contextlib
+import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -90,16 +91,24 @@ def unnamed_project(language: str, zone: str, now: datetime) -> str:
     return Translator(language).gettext("Todoist import (%(date)s)", date=month_day(day, language, with_year=True))
 
 
+#: An upload's own name, at most (what a file system names).
+NAME_CHARACTERS = 255
 _UNSAFE_IN_NAME = re.compile(r"[\x00-\x1f\x7f/\\:]")
 
 
 def upload_base_name(filename: str | None) -> str | None:
     """An upload's own base name as the import reads it (a Todoist project is named after its
-    CSV): any path and control characters taken out; None when it has none or is past what a file
-    system names (255 characters). Never the name of its temporary copy, which is cut to a few
-    bytes (forty Chinese characters are 120) nor the name refusals show, cut to 40 characters."""
+    CSV): any path and control characters taken out, cut to what a file system names (255
+    characters, its extension kept: a longer name was taken for none, and the project named after
+    the temporary copy, "upload"); None when it has none. Never the name of its temporary copy,
+    which is cut to a few bytes (forty Chinese characters are 120) nor the name refusals show, cut
+    to 40 characters."""
     base = _UNSAFE_IN_NAME.sub("_", (filename or "").replace("\\", "/").rsplit("/", 1)[-1]).strip()
-    return base if base.strip("._") and len(base) <= 255 else None
+    if len(base) > NAME_CHARACTERS:
+        stem, extension = posixpath.splitext(base)
+        extension = extension if len(extension) <= 16 else ""
+        base = stem[: NAME_CHARACTERS - len(extension)] + extension
+    return base if base.strip("._") else None
 
 
 def _todoist_files(

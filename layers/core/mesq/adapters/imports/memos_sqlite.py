@@ -38,7 +38,7 @@ from typing import Any
 from ...archive.bounded_zip import member_in
 from ...attachments.uploads import MAX_FILE_BYTES
 from ...imports.memos import AttachmentRow, MemosRow, MemosUser
-from ...imports.plan import SourceError, Unavailable
+from ...imports.plan import MAX_MEMOS, MAX_TEXT, SourceError, Unavailable
 from ...imports.zipped import BoundedZip, open_zip
 from ...kernel.i18n import Text
 from ...kernel.messages import quoted
@@ -49,6 +49,15 @@ MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024
 #: an attachment's bytes (MAX_FILE_BYTES) with room to spare, so a blob memos kept is read as
 #: before and is skipped by its size, never refused by SQLite.
 MAX_VALUE_BYTES = 2 * MAX_FILE_BYTES
+#: Content one import reads at most, in all (`plan.MAX_TEXT`; a content is read up to
+#: the memo limit, 50,000 characters, so 100,000 rows could be five billion).
+MAX_TEXT_CHARACTERS = MAX_TEXT
+#: Relation and attachment rows one import reads at most (each table), ten a memo.
+MAX_ROWS = 10 * MAX_MEMOS
+#: A file's name, type or uid, and a path or a link, read at most (characters): a name is cut
+#: to 255 anyway, and no path or link of a real file is longer.
+_NAME_CHARACTERS = 1024
+_PATH_CHARACTERS = 8192
 _DATABASE_NAMES = ("memos_prod.db", "memos_dev.db", "memos_demo.db")
 
 
@@ -249,6 +258,26 @@ class MemosSqlite:
         except sqlite3.Error as error:
             raise _refused(error, self.label, reading=True) from None
 
+    def _bounded(self, read: int, table: str) -> None:
+        if read >= MAX_ROWS:
+            raise SourceError(
+                Text(
+                    "%(file)s: over %(limit)s rows in its %(table)s table, more than one import takes",
+                    file=self.label,
+                    limit=MAX_ROWS,
+                    table=table,
+                )
+            )
+
+    def _each(self, sql: str) -> Iterator[tuple[Any, ...]]:
+        """The rows one at a time (a caller counting them stops before the rest are read)."""
+        try:
+            cursor = self._db.execute(sql)
+            while batch := cursor.fetchmany(256):
+                yield from batch
+        except sqlite3.Error as error:
+            raise _refused(error, self.label, reading=True) from None
+
     def _detect(self) -> None:
         tables = {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
         memo = self._columns("memo") if "memo" in tables else set()
@@ -283,21 +312,26 @@ class MemosSqlite:
             for ident, name in self._query("SELECT id, username FROM user ORDER BY id")
         ]
 
-    def memos(self) -> list[MemosRow]:
+    def memos(self, characters: int) -> list[MemosRow]:
         memo = self.memo_columns
+        # A content's start only: text by characters; memos' bytes kept as a blob by bytes, four
+        # a character (the most UTF-8 takes), so a blob cut there is past `characters` decoded too.
+        start = f"CASE WHEN typeof(content) = 'blob' THEN substr(content, 1, {4 * int(characters)})" \
+                f" ELSE substr(content, 1, {int(characters)}) END"  # fmt: skip
         pick = [
             "id",
-            _quoted(self.id_column) if self.id_column else "CAST(id AS TEXT)",
+            f"substr({_quoted(self.id_column)}, 1, {_NAME_CHARACTERS})" if self.id_column else "CAST(id AS TEXT)",
             "creator_id",
             "created_ts",
             "updated_ts" if "updated_ts" in memo else "created_ts",
             "row_status",
-            "content",
+            start,
             "visibility" if "visibility" in memo else "'PRIVATE'",
             "pinned" if "pinned" in memo else "0",
             "tags" if "tags" in memo else "'[]'",
             "payload" if "payload" in memo else "'{}'",
-            "CAST(content AS BLOB)",  # the bytes, to tell a content that is not UTF-8 (read with U+FFFD)
+            f"CAST({start} AS BLOB)",  # the bytes, to tell a content that is not UTF-8 (read with U+FFFD)
+            f"CASE WHEN length(content) > length({start}) THEN length(CAST(content AS TEXT)) END",
         ]
         pinned: set[tuple[int, int]] = set()
         if "pinned" not in memo and self.organizer:
@@ -305,10 +339,28 @@ class MemosSqlite:
                 (_number(m, self.label, "memo_organizer.memo_id"), _number(u, self.label, "memo_organizer.user_id"))
                 for m, u in self._query("SELECT memo_id, user_id FROM memo_organizer WHERE pinned = 1")
             }
-        rows = []
+        rows: list[MemosRow] = []
+        characters = 0
         # Column names from the fixed list above (never from the file's data): not an injection.
-        for row in self._query(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
-            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw = row
+        for row in self._each(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
+            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw, whole = row
+            if len(rows) >= MAX_MEMOS:
+                raise SourceError(
+                    Text(
+                        "%(file)s: over %(limit)s memos (of all its users), more than one import takes",
+                        file=self.label,
+                        limit=MAX_MEMOS,
+                    )
+                )
+            characters += len(content) if isinstance(content, str | bytes) else 0
+            if characters > MAX_TEXT_CHARACTERS:
+                raise SourceError(
+                    Text(
+                        "%(file)s: its memos hold over %(limit)s characters, more than one import takes",
+                        file=self.label,
+                        limit=MAX_TEXT_CHARACTERS,
+                    )
+                )
             ident, creator = _number(ident, self.label, "memo.id"), _number(creator, self.label, "memo.creator_id")
             rows.append(
                 MemosRow(
@@ -323,6 +375,7 @@ class MemosSqlite:
                     pinned=bool(pin) or (ident, creator) in pinned,
                     tags=tuple(_json_tags(tags)) + tuple(_json_tags(payload, "tags")),
                     not_utf8=isinstance(raw, bytes) and not _is_utf8(raw),
+                    cut_from=None if whole is None else _integer(whole, self.label),
                 )
             )
         return rows
@@ -330,8 +383,11 @@ class MemosSqlite:
     def relations(self) -> list[tuple[int, int, str]]:
         if "memo_relation" not in {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type='table'")}:
             return []
-        found = []
-        for a, b, kind in self._query("SELECT memo_id, related_memo_id, type FROM memo_relation"):
+        found: list[tuple[int, int, str]] = []
+        for a, b, kind in self._each(
+            f"SELECT memo_id, related_memo_id, substr(type, 1, {_NAME_CHARACTERS}) FROM memo_relation"  # noqa: S608 (a constant number)
+        ):
+            self._bounded(len(found), "memo_relation")
             memo_id = _number(a, self.label, "memo_relation.memo_id")
             found.append((memo_id, _number(b, self.label, "memo_relation.related_memo_id"), str(kind)))
         return found
@@ -342,14 +398,19 @@ class MemosSqlite:
         columns = self.attachment_columns
         uid = "uid" if "uid" in columns else "resource_name" if "resource_name" in columns else "CAST(id AS TEXT)"
         storage = "storage_type" if "storage_type" in columns else "''"
-        reference = "reference" if "reference" in columns else "''"
-        internal = "internal_path" if "internal_path" in columns else "''"
-        external = "external_link" if "external_link" in columns else "''"
+        # Texts read as far as a name, a path or a link can use (a row's text may be 200 MiB).
+        reference = f"substr(reference, 1, {_PATH_CHARACTERS})" if "reference" in columns else "''"
+        internal = f"substr(internal_path, 1, {_PATH_CHARACTERS})" if "internal_path" in columns else "''"
+        external = f"substr(external_link, 1, {_PATH_CHARACTERS})" if "external_link" in columns else "''"
         creator = "creator_id" if "creator_id" in columns else "NULL"
         # Names from the detected schema (fixed words), never from row data: not an injection.
-        picked = f"id, {uid}, memo_id, filename, type, size, {storage}, {reference}, {internal}, {external}, {creator}"
+        picked = (
+            f"id, substr({uid}, 1, {_NAME_CHARACTERS}), memo_id, substr(filename, 1, {_NAME_CHARACTERS}),"
+            f" substr(type, 1, {_NAME_CHARACTERS}), size, substr({storage}, 1, {_NAME_CHARACTERS}), {reference},"
+            f" {internal}, {external}, {creator}"
+        )
         sql = f"SELECT {picked}, blob IS NOT NULL FROM {_quoted(self.attachment_table)} ORDER BY id"  # noqa: S608
-        found = []
+        found: list[AttachmentRow] = []
         for (
             ident,
             ref_id,
@@ -363,7 +424,8 @@ class MemosSqlite:
             link,
             creator_id,
             has_blob,
-        ) in self._query(sql):
+        ) in self._each(sql):
+            self._bounded(len(found), "attachment")
             store = (
                 str(store or "").upper().removeprefix("ATTACHMENT_STORAGE_TYPE_").removeprefix("RESOURCE_STORAGE_TYPE_")
             )
@@ -524,6 +586,15 @@ def _from_zip(path: Path, label: str) -> Iterator[MemosSqlite]:
     archive = open_zip(path, label)
     try:
         members = [name for name in archive.names() if PurePosixPath(name).name in _DATABASE_NAMES]
+        if not members:  # another app's export, or notes: say what to pick, and where notes go
+            raise SourceError(
+                Text(
+                    "%(file)s: no memos_prod.db in this ZIP. Import memos_prod.db from memos' data folder (or"
+                    " a ZIP of that folder); a ZIP of Markdown notes goes to Settings → Import → A ZIP of"
+                    " Markdown notes",
+                    file=label,
+                )
+            )
         if len(members) != 1:
             raise SourceError(
                 Text(
