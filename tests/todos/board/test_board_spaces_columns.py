@@ -105,6 +105,13 @@ def test_delete_space_rules(me):
     assert codes(me.fails("delete_todo_space", spaceId=default["id"], expectedRevision=1)) == (409, "CONFLICT")
     assert codes(me.fails("delete_todo_space", spaceId=space["id"], expectedRevision=5)) == (409, "REVISION_CONFLICT")
     me.ok("delete_todo_task", id=task["id"], expectedRevision=1)
+    last = [c for c in me.ok("list_todo_spaces")["columns"] if c["spaceId"] == space["id"]][-1]
+    task = me.ok("create_todo_task", title="busy", spaceId=space["id"], columnId=last["id"])["task"]
+    status, envelope = me.fails("delete_todo_space", spaceId=space["id"], expectedRevision=1)
+    assert (status, envelope["error"]["code"]) == (409, "CONFLICT")  # refused before any column went
+    listed = me.ok("list_todo_spaces")["columns"]
+    assert sum(c["spaceId"] == space["id"] for c in listed) == MAX_COLUMNS_PER_SPACE
+    me.ok("delete_todo_task", id=task["id"], expectedRevision=1)
     deleted = me.ok("delete_todo_space", spaceId=space["id"], expectedRevision=1)
     assert deleted["space"]["id"] == space["id"]
     listed = me.ok("list_todo_spaces")
@@ -188,3 +195,26 @@ def test_default_alias_prefers_a_real_default_slug(me):
     real = me.ok("create_todo_space", name="Real", slug="default")["space"]
     routed = me.ok("create_todo_task", title="b", spaceSlug="default")["task"]
     assert routed["spaceId"] == real["id"]
+
+
+def test_a_space_of_the_most_columns_can_be_deleted(me):
+    """A space takes MAX_COLUMNS_PER_SPACE columns; deleting it removed them all in one transaction
+    and was refused past 32 ('one atomic change may have at most 100'), so such a space (or an
+    import of a Todoist project of 50 sections, undone) could not be deleted at all."""
+    from mesq.todos.model import MAX_COLUMNS_PER_SPACE
+
+    space = me.ok("create_todo_space", name="Sections", columns=["s0"])["space"]
+    for index in range(1, MAX_COLUMNS_PER_SPACE):
+        me.ok("create_todo_column", spaceId=space["id"], name=f"s{index}")
+    last = [c for c in me.ok("list_todo_spaces")["columns"] if c["spaceId"] == space["id"]][-1]
+    task = me.ok("create_todo_task", title="busy", spaceId=space["id"], columnId=last["id"])["task"]
+    status, envelope = me.fails("delete_todo_space", spaceId=space["id"], expectedRevision=1)
+    assert (status, envelope["error"]["code"]) == (409, "CONFLICT")  # refused before any column went
+    listed = me.ok("list_todo_spaces")["columns"]
+    assert sum(c["spaceId"] == space["id"] for c in listed) == MAX_COLUMNS_PER_SPACE
+    me.ok("delete_todo_task", id=task["id"], expectedRevision=1)
+    deleted = me.ok("delete_todo_space", spaceId=space["id"], expectedRevision=1)
+    assert deleted["space"]["id"] == space["id"]
+    listed = me.ok("list_todo_spaces")
+    assert space["id"] not in {s["id"] for s in listed["spaces"]}
+    assert space["id"] not in {c["spaceId"] for c in listed["columns"]}

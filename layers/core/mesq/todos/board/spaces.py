@@ -12,14 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ...kernel.context import Call
-from ...kernel.errors import Conflict, RevisionConflict, ValidationError
+from ...kernel.errors import Conflict, MesqError, RevisionConflict, ValidationError
 from ...kernel.i18n import ForPrograms
 from ...kernel.messages import quoted
 from ...kernel.ports.storage import Condition, Delete, Item, ItemStore, Put, WriteOp
 from ...kernel.timestamps import now_timestamp
 from .. import keys, model
 from ..destinations import find_space
-from ..state import TodoState
+from ..state import TodoState, load_partial
 from ..writes import (
     Built,
     _free_slug,
@@ -148,11 +148,20 @@ def update_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return apply(call, build, conflict)
 
 
+#: Columns removed in the transaction that removes their space. A column's removal is its delete,
+#: its count's delete and the guard that it holds no task, so a space of MAX_COLUMNS_PER_SPACE
+#: (50) columns needed 153 writes where one transaction takes 100: any past 32 could not be
+#: deleted. The columns past these go first, this many a transaction, each with its change.
+COLUMNS_PER_WRITE = 20
+
+
 def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
     space_id_holder: list[str] = []
 
-    def build(state: TodoState) -> Built:
+    def deletable(state: TodoState) -> Item:
+        """The space, when it may be deleted now (its revision as expected, not the default, no
+        live task): the same checks before each of its writes."""
         before = find_space(state, args["spaceId"])
         space_id_holder.append(before["id"])
         require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
@@ -168,12 +177,35 @@ def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
                 slug=quoted(before["slug"]),
                 live_tasks=live_tasks,
             )
+        return before
+
+    def conflict(state: TodoState) -> RevisionConflict:
+        return _conflict(space_id_holder[-1] if space_id_holder else args["spaceId"])(state)
+
+    def columns_first(state: TodoState) -> Built:
+        columns = state.columns_of(deletable(state)["id"])
+        extra = columns[: max(0, len(columns) - COLUMNS_PER_WRITE)][:COLUMNS_PER_WRITE]
+        return {}, [delete_revised(user_id, "column", c) for c in extra]
+
+    # An undo's removal of a space (todos/revert.py) stays one transaction: its change carries the
+    # columns as members, which its redo brings back with the space.
+    while call.undoes is None and _column_count(call, args["spaceId"]) > COLUMNS_PER_WRITE:
+        apply(call, columns_first, conflict)
+
+    def build(state: TodoState) -> Built:
+        before = deletable(state)
         ops: list[WriteOp] = [delete_revised(user_id, "space", before)]
         ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))
         ops += [delete_revised(user_id, "column", c) for c in state.columns_of(before["id"])]
         return {"space": model.public_space(before, state.default_space_id)}, ops
 
-    def conflict(state: TodoState) -> RevisionConflict:
-        return _conflict(space_id_holder[-1] if space_id_holder else args["spaceId"])(state)
-
     return apply(call, build, conflict)
+
+
+def _column_count(call: Call, space_ref: str) -> int:
+    """How many columns the space has now (0 for one that is not found: the write says so)."""
+    state = load_partial(call.services.items, call.principal.user_id)
+    try:
+        return len(state.columns_of(find_space(state, space_ref)["id"]))
+    except MesqError:
+        return 0
