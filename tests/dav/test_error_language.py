@@ -92,3 +92,21 @@ def test_an_internal_fault_is_told_in_the_accounts_language(
     trace = answer.headers["x-trace-id"]
     assert trace in answer.text and "fault" not in answer.text
     assert not _foreign(answer.text.replace(trace, ""), language), answer.text
+
+
+def test_a_refusal_left_in_english_is_labelled_english(dav: Dav) -> None:
+    """Content-Language names the language the body is in: the refusals only sync software meets
+    (a stale ETag, a malformed body) stay English for a Chinese account, and say so; a screen
+    reader reads a body by its tag."""
+    from .conftest import vtodo
+
+    set_setting(dav.services.items, dav.user_id, "language", "zh")
+    assert dav.put("t1.ics", vtodo("t1")).status_code == 201
+    stale = dav.put("t1.ics", vtodo("t1", summary="B"), If_Match='"999"', Accept_Language="zh-CN")
+    malformed = dav.request("PROPPATCH", dav.calendar, "<not-xml", Accept_Language="zh-CN")
+    for answer in (stale, malformed):
+        assert answer.status_code in (400, 412), answer.text
+        assert not _foreign(answer.text, "en"), answer.text
+        assert answer.headers["content-language"] == "en", (answer.status_code, answer.text)
+    translated = dav.request("GET", dav.calendar, Accept_Language="en")
+    assert translated.status_code == 405 and translated.headers["content-language"] == "zh-Hans"
