@@ -110,3 +110,39 @@ def test_a_refusal_left_in_english_is_labelled_english(dav: Dav) -> None:
         assert answer.headers["content-language"] == "en", (answer.status_code, answer.text)
     translated = dav.request("GET", dav.calendar, Accept_Language="en")
     assert translated.status_code == 405 and translated.headers["content-language"] == "zh-Hans"
+
+
+def test_a_refusal_reads_the_account_no_more_than_its_sign_in_did(dav: Dav, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The account's language comes from the profile the sign-in read: a refused request (a
+    throttled sync, a method on a calendar, another account's calendars) reads it once, as an
+    accepted one does, not again to say the refusal."""
+    import time
+
+    from mesq.application.ratelimit import WINDOW_SECONDS
+    from mesq.auth.tokens import authenticate_token
+    from mesq.auth.users import profile_key
+    from mesq.kernel.ports.storage import Update
+
+    set_setting(dav.services.items, dav.user_id, "language", "zh")
+    reads: list[object] = []
+    real_get = dav.services.items.get
+
+    def counting(key: object, *args: object, **kwargs: object) -> object:
+        if key == profile_key(dav.user_id):
+            reads.append(key)
+        return real_get(key, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dav.services.items, "get", counting)
+    for method, path, status in (("GET", dav.calendar, 405), ("PROPFIND", "/dav/someone-else/", 403)):
+        reads.clear()
+        answer = dav.request(method, path, Depth="0")
+        assert answer.status_code == status and answer.headers["content-language"] == "zh-Hans", answer.text
+        assert len(reads) == 1, (method, path, len(reads))
+    principal = authenticate_token(dav.services.items, dav.token)
+    window = int(time.time() // WINDOW_SECONDS) * WINDOW_SECONDS
+    dav.services.items.update(Update(key=(f"RL#{principal.credential_id}", f"tool_call#{window}"), add={"count": 240}))
+    reads.clear()
+    limited = dav.request("PROPFIND", dav.calendar, Depth="0")
+    if int(time.time() // WINDOW_SECONDS) * WINDOW_SECONDS == window:  # (the minute did not turn meanwhile)
+        assert limited.status_code == 429 and limited.headers["content-language"] == "zh-Hans", limited.text
+        assert len(reads) == 1, len(reads)
