@@ -146,3 +146,23 @@ def test_a_refusal_reads_the_account_no_more_than_its_sign_in_did(dav: Dav, monk
     if int(time.time() // WINDOW_SECONDS) * WINDOW_SECONDS == window:  # (the minute did not turn meanwhile)
         assert limited.status_code == 429 and limited.headers["content-language"] == "zh-Hans", limited.text
         assert len(reads) == 1, len(reads)
+
+
+def test_an_internal_fault_after_sign_in_is_told_in_the_accounts_language_not_the_browsers(
+    dav: Dav, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the token is known the account's choice wins, for a fault as for a refusal: a phone
+    that sends no Accept-Language, or an English browser, still reads a Chinese account's words."""
+    from mesq.dav import objects
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a fault the person must not read")
+
+    monkeypatch.setattr(objects, "get", broken)
+    set_setting(dav.services.items, dav.user_id, "language", "zh")
+    for header in ({"Accept_Language": "en-US,en;q=0.9"}, {}):
+        answer = dav.request("GET", dav.calendar + "x.ics", **header)
+        assert answer.status_code == 500
+        trace = answer.headers["x-trace-id"]
+        assert "追踪编号" in answer.text and not _foreign(answer.text.replace(trace, ""), "zh"), answer.text
+        assert answer.headers["content-language"] == "zh-Hans"
