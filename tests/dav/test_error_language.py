@@ -166,3 +166,15 @@ def test_an_internal_fault_after_sign_in_is_told_in_the_accounts_language_not_th
         trace = answer.headers["x-trace-id"]
         assert "追踪编号" in answer.text and not _foreign(answer.text.replace(trace, ""), "zh"), answer.text
         assert answer.headers["content-language"] == "zh-Hans"
+
+
+@pytest.mark.parametrize(("language", "tag"), [("zh", "zh-Hans"), ("en", "en")])
+def test_a_proppatch_refusal_names_the_language_of_its_description(dav: Dav, language: str, tag: str) -> None:
+    """The 207 holds hrefs and statuses besides the one sentence, so the sentence carries its
+    own language (xml:lang), as a refusal's Content-Language does."""
+    set_setting(dav.services.items, dav.user_id, "language", language)
+    answer = dav.request("PROPPATCH", dav.calendar, PROPPATCH)
+    assert answer.status_code == 207
+    description = ET.fromstring(answer.content).find(".//{DAV:}responsedescription")
+    assert description is not None
+    assert description.get("{http://www.w3.org/XML/1998/namespace}lang") == tag
