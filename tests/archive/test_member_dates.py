@@ -81,4 +81,26 @@ def test_a_memo_older_than_a_zip_date_can_hold_is_dated_when_the_archive_was_mad
     with zipfile.ZipFile(archive) as opened:
         page = opened.getinfo(f"memos/{memo['id']}.md")
     assert page.date_time == (2026, 12, 6, 16, 30, 0)
-    assert _unix_time(page) == int(datetime(2026, 12, 6, 16, 30, tzinfo=UTC).timestamp())
+    assert _unix_time(page) == 0  # its own instant, which the extended timestamp holds
+
+
+@pytest.mark.parametrize("updated", ["1979-06-01T12:00:00.000000Z", "1901-12-14T00:00:00.000000Z"])
+def test_a_memo_from_before_1980_keeps_its_own_instant_for_unzip(tmp_path: Path, updated: str) -> None:
+    """The DOS date cannot say 1979, but the extended timestamp can (1901 to 2038): unzip and
+    7-Zip set a file's time from it, so the page unzips dated when the memo changed, not when
+    the archive was made. The DOS date, all a file manager reading the zip itself has, stays the
+    archive's."""
+    items, blobs = SQLiteItemStore(tmp_path / "a.db"), LocalBlobStore(tmp_path / "blobs")
+    alice = create_user(items, "alice", "correct horse battery")["id"]
+    set_zone(items, alice, "Asia/Kathmandu")
+    memo = caller(items, blobs, alice)("create_memo", content="old")["memo"]
+    key = (f"U#{alice}", f"MEMO#{memo['id']}")
+    stored = items.get(key)
+    assert stored is not None
+    items.put({**stored, "updatedAt": updated})
+    archive = tmp_path / "alice.zip"
+    export_account(items, blobs, alice, archive, EXPORTED_AT)
+    with zipfile.ZipFile(archive) as opened:
+        page = opened.getinfo(f"memos/{memo['id']}.md")
+    assert page.date_time == (2026, 12, 6, 22, 15, 0)  # 16:30 UTC on Kathmandu's clock (+05:45)
+    assert _unix_time(page) == int(datetime.fromisoformat(updated.replace("Z", "+00:00")).timestamp())

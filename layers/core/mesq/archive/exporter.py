@@ -112,13 +112,15 @@ def _member(name: str, moment: datetime | None, fallback: datetime, zone: tzinfo
     """A member dated `moment` (else `fallback`, the archive's own time): what a file manager shows
     is the DOS date and time, a wall clock with no zone, so it is the account's clock (else UTC's);
     the extended timestamp holds the instant itself, which unzip and 7-Zip set on the file they
-    write. A member opened by name alone was dated 1 January 1980."""
-    if moment is None or not 1980 <= in_zone(moment, zone).year <= 2107:  # what a DOS date can hold
-        moment = fallback
-    local = in_zone(moment, zone)
+    write. A member opened by name alone was dated 1 January 1980. A moment a DOS date cannot
+    hold (before 1980, after 2107) gets the archive's DOS date and keeps its own instant in the
+    extended timestamp when that holds it (1901 to 2038), so an unzipped 1979 memo reads 1979."""
+    moment = moment or fallback
+    shown = moment if 1980 <= in_zone(moment, zone).year <= 2107 else fallback  # what a DOS date can hold
+    local = in_zone(shown, zone)
     info = zipfile.ZipInfo(name, date_time=(local.year, local.month, local.day, local.hour, local.minute, local.second))
     info.compress_type = zipfile.ZIP_DEFLATED
-    seconds = int(moment.timestamp())
+    seconds = int(moment.timestamp()) if -(2**31) <= int(moment.timestamp()) < 2**31 else int(shown.timestamp())
     if -(2**31) <= seconds < 2**31:
         info.extra = struct.pack("<HHBi", _UNIX_TIME_FIELD, 5, 1, seconds)
     return info

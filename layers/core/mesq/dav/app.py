@@ -63,6 +63,7 @@ def _xml(body: bytes) -> ET.Element | None:
 def _handle(request: Request, services: Services, limiter: RateLimiter, target: paths.Target, body: bytes) -> Response:
     """Everything after the body arrived, on a worker thread."""
     who = caller(request, services, limiter)
+    request.state.language = who.language  # a fault after this is told in it too (_endpoint)
     session = Session(
         services,
         who,
@@ -129,7 +130,7 @@ def _endpoint(services: Services) -> Callable[[Request], object]:
             return error_response(error, trace_id, negotiate(request.headers.get("accept-language")))
         except Exception:  # every other fault is internal: logged with its traceback, no text leaks
             logger.exception("CalDAV request failed", extra={"method": request.method})
-            said = negotiate(request.headers.get("accept-language"))
+            said = getattr(request.state, "language", "") or negotiate(request.headers.get("accept-language"))
             return error_response(DavError(500, Internal.for_trace(trace_id).text), trace_id, said)
 
     return endpoint

@@ -19,6 +19,7 @@ import base64
 import binascii
 import ipaddress
 from dataclasses import dataclass
+from typing import Any
 
 from starlette.requests import Request
 
@@ -39,6 +40,10 @@ READ, WRITE = "todo:read", "todo:write"
 class Caller:
     principal: Principal
     username: str
+    #: The person's language (Settings, else the request's `Accept-Language`, else their
+    #: browser's at sign-in), from the profile the sign-in read: what a refusal and the names
+    #: MeSQ gives things are said in, with no second read of the profile.
+    language: str = ""
 
     @property
     def can_write(self) -> bool:
@@ -74,14 +79,16 @@ def caller(request: Request, services: Services, limiter: RateLimiter) -> Caller
     if not secure_enough(request):
         raise DavError(403, Text("CalDAV needs https: the password is an access token"))
     found = _credentials(request)
-    principal = _principal(services, found) if found is not None else None
-    if found is None or principal is None:
+    signed_in = _principal(services, found) if found is not None else None
+    if found is None or signed_in is None:
         if limiter.enabled:
             try:
                 limiter.hit(f"ip:{client_ip(request)}", "unauthenticated")
             except RateLimited as error:
                 raise DavError(429, error.text, headers=_retry(error)) from None
         raise DavError(401, Text("sign in with your MeSQ username and a personal access token as the password"))
+    principal, profile = signed_in
+    language = preferred_language(profile, requested_language(request.headers.get("accept-language")))
     try:
         if READ not in principal.scopes:
             raise DavError(403, Text("this token lacks the scope %(scope)s, which CalDAV needs", scope="todo:read"))
@@ -91,17 +98,17 @@ def caller(request: Request, services: Services, limiter: RateLimiter) -> Caller
             except RateLimited as error:
                 raise DavError(429, error.text, headers=_retry(error)) from None
     except DavError as refused:  # the person is known: said in their language, as after this
-        profile = get_user(services.items, principal.user_id)
-        refused.language = preferred_language(profile, requested_language(request.headers.get("accept-language")))
+        refused.language = language
         raise
-    return Caller(principal=principal, username=found[0])
+    return Caller(principal=principal, username=found[0], language=language)
 
 
 def _retry(error: RateLimited) -> dict[str, str]:
     return {"Retry-After": str(error.retry_after_seconds)} if error.retry_after_seconds else {}
 
 
-def _principal(services: Services, found: tuple[str, str]) -> Principal | None:
+def _principal(services: Services, found: tuple[str, str]) -> tuple[Principal, dict[str, Any]] | None:
+    """The token's principal and its user's profile, when the token is the named user's."""
     username, password = found
     try:
         principal = authenticate_token(services.items, password)
@@ -110,4 +117,4 @@ def _principal(services: Services, found: tuple[str, str]) -> Principal | None:
     profile = get_user(services.items, principal.user_id)
     if profile is None or profile.get("username") != username:
         return None
-    return principal
+    return principal, profile

@@ -65,7 +65,10 @@ def error_response(error: DavError, trace_id: str, language: str = DEFAULT_LANGU
     """The refusal, its reason in `language` (the caller's once known: `error.language`)."""
     said_in = error.language or language or DEFAULT_LANGUAGE
     reason = error.said(said_in)
-    # the language tag too: a browser picks the glyphs of Han characters in plain text by it
+    if reason == error.said(DEFAULT_LANGUAGE):  # a refusal the catalog lacks (sync software's) stays English
+        said_in = DEFAULT_LANGUAGE
+    # the tag of the language the body is in: a browser picks the glyphs of Han characters in
+    # plain text by it, a screen reader its voice
     headers = {"Cache-Control": "no-store", "Content-Language": LANGUAGE_TAGS.get(said_in, "en"), **error.headers}
     if error.status == 401:
         headers["WWW-Authenticate"] = 'Basic realm="MeSQ", charset="UTF-8"'

@@ -255,8 +255,13 @@ def add_response(
         _status(propstat, 404, "Not Found")
 
 
-def add_refused(root: ET.Element, href: str, names: Iterable[str], why: str) -> None:
-    """One `response` refusing every named property (403), for PROPPATCH; `why` in the person's words."""
+#: The `xml:lang` attribute (the `xml` prefix needs no declaration).
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+
+def add_refused(root: ET.Element, href: str, names: Iterable[str], why: str, language_tag: str) -> None:
+    """One `response` refusing every named property (403), for PROPPATCH; `why` in the person's
+    words, tagged with their language (xml:lang: the multistatus around it is no prose)."""
     response = element(root, tag(DAV, "response"))
     href_element(response, href)
     propstat = element(response, tag(DAV, "propstat"))
@@ -264,4 +269,4 @@ def add_refused(root: ET.Element, href: str, names: Iterable[str], why: str) -> 
     for name in names:
         ET.SubElement(prop, name)
     _status(propstat, 403, "Forbidden")
-    element(response, tag(DAV, "responsedescription"), why)
+    element(response, tag(DAV, "responsedescription"), why).set(_XML_LANG, language_tag)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from ..kernel.i18n import Text, Translator
+from ..kernel.i18n import DEFAULT_LANGUAGE, LANGUAGE_TAGS, Text, Translator
 from ..kernel.messages import quoted
 from .budget import Answer, Build
 from .errors import DavError
@@ -128,5 +128,6 @@ def proppatch(href: str, root: ET.Element | None, say: Translator) -> ET.Element
         raise DavError(400, "a PROPPATCH body is a DAV:propertyupdate element")
     names = [prop.tag for change in root for holder in change if holder.tag == tag(DAV, "prop") for prop in holder]
     answer = multistatus()
-    add_refused(answer, href, names, say.gettext("names, colours and order are the spaces' own: change them in MeSQ"))
+    said = say.gettext("names, colours and order are the spaces' own: change them in MeSQ")
+    add_refused(answer, href, names, said, LANGUAGE_TAGS.get(say.language, LANGUAGE_TAGS[DEFAULT_LANGUAGE]))
     return answer

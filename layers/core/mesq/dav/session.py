@@ -80,7 +80,10 @@ class Session:
     @cached_property
     def say(self) -> Translator:
         """The person's language (Settings, else the request's, else their browser's): the names
-        MeSQ gives things a client shows (the inbox list, a task sent without a title)."""
+        MeSQ gives things a client shows (the inbox list, a task sent without a title); the
+        caller's, from the profile its sign-in read, when it has one."""
+        if self.caller.language:
+            return Translator(self.caller.language)
         profile = get_user(self.services.items, self.user_id)
         return Translator(preferred_language(profile, self.requested_language))
 

@@ -1,5 +1,5 @@
 """What an id a task tool did not find is: an inbox item (and the inbox tool that takes it), a
-memo (memos have their own tools), or nothing (a trashed task is in list_todo_trash). A
+memo (memos have their own tools), or nothing (a deleted task may be in list_todo_trash). A
 model mixes the kinds up; the answer names the fix. Used by every single-record task tool (the
 board's writes and get_todo_task); the batch tools name their inbox tool the same way."""
 
@@ -45,7 +45,7 @@ def task_not_found(task_id: str) -> NotFound:
     """No live task has this id. The tool that lists the trash is for the agents (REST and MCP
     say it); a page says where the trash is in its reader's words and names no tool."""
     return NotFound(
-        "todo task %(id)s not found (a trashed task is in the trash%(tool)s)",
+        "todo task %(id)s not found (a deleted task may be in the trash%(tool)s)",
         id=quoted(task_id),
         tool=ForPrograms(", listed by list_todo_trash"),
     )
