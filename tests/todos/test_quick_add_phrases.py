@@ -639,13 +639,25 @@ IMPOSSIBLE_TIMES: list[Row] = [
     ("call at 23:59", TUESDAY, "call", at(12, 8, 23, 59), None),  # guard
 ]
 
+#: "may" beside a day of the month is the month ("buy cake May 15" had no due: quick add never read
+#: it, since "may" alone is the verb); alone, or beside no day, it stays the verb.
+MAY: list[Row] = [
+    ("buy cake May 15", TUESDAY, "buy cake", date(2027, 5, 15), None),
+    ("dentist may 15 at 3", TUESDAY, "dentist", at(5, 15, 15, year=2027), None),
+    ("15 May pay tax", TUESDAY, "pay tax", date(2027, 5, 15), None),
+    ("renew passport May 5th", TUESDAY, "renew passport", date(2027, 5, 5), None),
+    ("may need milk", TUESDAY, "may need milk", None, None),  # guard
+    ("ask if we may go", TUESDAY, "ask if we may go", None, None),  # guard
+    ("buy 3 apples may be", TUESDAY, "buy 3 apples may be", None, None),
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
     + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE + AND_MORE_AS_TYPED
     + AND_MORE_IN_ENGLISH + HOLIDAY_BESIDE_A_DATE + SPACED_MINUTES
-    + IMPOSSIBLE_TIMES
+    + IMPOSSIBLE_TIMES + MAY
 )  # fmt: skip
 
 

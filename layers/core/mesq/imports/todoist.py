@@ -99,12 +99,6 @@ class DateRead:
     rule: str | None
 
 
-#: A date in May ("May 15 2025", "15 may"): quick add's grammar never reads "may" as a month (a
-#: title's "may need milk"), but a DATE cell is a date phrase whole, so dateparser reads it, in
-#: English (a repeat, "every May 5", stays text: dateparser reads no repeats).
-_IN_MAY = re.compile(r"^(?!every\b)(?=.*\bmay\b)(?=.*[0-9])", re.IGNORECASE)
-
-
 def read_date(text: str, language: str, zone: str, now: datetime) -> DateRead | None:
     """DATE as a due (and an RRULE for "every ..."), or None when any of it cannot be read: a
     phrase past the years a due may hold ("Dec 31 9999 11pm" west of UTC, "Jan 1 0001" east of
@@ -132,11 +126,10 @@ def _read_date(text: str, language: str, zone: str, now: datetime) -> DateRead |
     if understood.title == _SENTINEL and understood.due is not None:
         # "every day": quick add starts the series on its first occurrence from the import's day
         found = DateRead(_due(understood.due), zone, understood.recurrence)
-    elif (language and language.split("-")[0] not in ("en", "zh")) or _IN_MAY.search(phrase):
+    elif language and language.split("-")[0] not in ("en", "zh"):
         settings: Any = {"TIMEZONE": zone, "RETURN_AS_TIMEZONE_AWARE": True, "PREFER_DATES_FROM": "future",
                          "RELATIVE_BASE": now.astimezone(ZoneInfo(zone)).replace(tzinfo=None)}  # fmt: skip
-        reading = language.split("-")[0] if language and language.split("-")[0] not in ("en", "zh") else "en"
-        when = dateparser.parse(phrase, languages=[reading], settings=settings)
+        when = dateparser.parse(phrase, languages=[language.split("-")[0]], settings=settings)
         if when is None:
             return None
         timed = bool(when.hour or when.minute or re.search(r"\d:\d|\d\s*(?:am|pm)\b", phrase, re.IGNORECASE))

@@ -487,11 +487,24 @@ def _is_date_words(words: list[str]) -> bool:
             if not _DATE_NUMBER.fullmatch(lowered):
                 return False
             continue
-        if lowered not in _DATE_WORDS and not _ZH_DATE.fullmatch(lowered):
+        if lowered not in _DATE_WORDS and not _ZH_DATE.fullmatch(lowered) and not _may_the_month(words, index):
             return False
         if lowered == "this" and (index + 1 == len(words) or words[index + 1].lower() not in _AFTER_THIS):
             return False
     return True
+
+
+#: A day of the month as written beside its month's name ("15", "5th").
+_DAY_OF_MONTH = re.compile(r"(?:0?[1-9]|[12][0-9]|3[01])(?:st|nd|rd|th)?")
+
+
+def _may_the_month(words: list[str], index: int) -> bool:
+    """Whether `words[index]` is "may" the month: beside a day of the month ("may 15", "15 may",
+    "may 5th"); alone it is the verb ("may need milk"), which a date never starts."""
+    if words[index].lower().strip(",.") != "may":
+        return False
+    beside = words[max(0, index - 1) : index] + words[index + 1 : index + 2]
+    return any(_DAY_OF_MONTH.fullmatch(word.lower().strip(",.")) for word in beside)
 
 
 _AM_PM = frozenset({"am", "pm", "a.m.", "p.m.", "a.m", "p.m"})
