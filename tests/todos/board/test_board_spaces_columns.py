@@ -211,3 +211,23 @@ def test_a_space_of_the_most_columns_can_be_deleted(me):
     listed = me.ok("list_todo_spaces")
     assert space["id"] not in {s["id"] for s in listed["spaces"]}
     assert space["id"] not in {c["spaceId"] for c in listed["columns"]}
+
+
+def test_a_space_is_created_with_as_many_columns_as_its_schema_takes(me):
+    """create_todo_space took up to 50 `columns` by its schema, but wrote the space with all of
+    them in one transaction of three writes a column: 33 or more answered "this change needs 102
+    writes; one atomic change may have at most 100". The schema now takes 30 (an idempotency
+    claim beside them still fits); create_todo_column adds more, up to a space's 50."""
+    from mesq.todos.model import MAX_COLUMNS_PER_SPACE
+
+    names = [f"列{index}" for index in range(30)]
+    made = me.ok("create_todo_space", name="Many", columns=names, idempotencyKey="many-columns-1")
+    assert [c["name"] for c in made["columns"]] == names
+    assert me.ok("create_todo_space", name="Many", columns=names, idempotencyKey="many-columns-1") == made
+    status, envelope = me.fails("create_todo_space", name="More", columns=[*names, "列30"])
+    assert (status, envelope["error"]["code"]) == (400, "VALIDATION_ERROR")
+    assert "columns" in envelope["error"]["message"] and "needs" not in envelope["error"]["message"]
+    for index in range(30, MAX_COLUMNS_PER_SPACE):
+        me.ok("create_todo_column", spaceId=made["space"]["id"], name=f"列{index}")
+    listed = me.ok("list_todo_spaces")["columns"]
+    assert sum(c["spaceId"] == made["space"]["id"] for c in listed) == MAX_COLUMNS_PER_SPACE
