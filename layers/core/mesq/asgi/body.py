@@ -32,23 +32,29 @@ def media_type(content_type: str | None) -> str:
     return (content_type or "").partition(";")[0].strip().lower()
 
 
-def multipart_problem(error: BaseException) -> str:
-    """What the multipart parser refused, for a VALIDATION_ERROR. Starlette says "Invalid multipart
-    data." for every fault python-multipart finds; its reason is on the exception chain. A part
-    header over the parser's 4 KiB is in practice a file name of thousands of characters, so the
-    refusal says that, with the name's own limit (255 characters), instead of a riddle."""
-    detail = str(getattr(error, "detail", "") or error)
+def part_header_too_long(error: BaseException) -> bool:
+    """Whether the multipart parser refused a part header over its 4 KiB (in practice a file name
+    of thousands of characters). Starlette says "Invalid multipart data." for every fault
+    python-multipart finds; the reason is on the exception chain."""
     seen: set[int] = set()
     cause: BaseException | None = error
     while cause is not None and id(cause) not in seen:
         seen.add(id(cause))
         if "maximum header size exceeded" in str(cause).lower():
-            return (
-                "a part's header is longer than 4 KiB: is the file name thousands of characters long? "
-                "A file name may have at most 255 characters; shorten it"
-            )
+            return True
         cause = cause.__cause__ or cause.__context__
-    return detail
+    return False
+
+
+def multipart_problem(error: BaseException) -> str:
+    """What the multipart parser refused, for a REST VALIDATION_ERROR (English): an over-long part
+    header is said as the file name it is, with the name's own limit, instead of a riddle."""
+    if part_header_too_long(error):
+        return (
+            "a part's header is longer than 4 KiB: is the file name thousands of characters long? "
+            "A file name may have at most 255 characters; shorten it"
+        )
+    return str(getattr(error, "detail", "") or error)
 
 
 def accepts_html(accept: str | None) -> bool:
