@@ -902,3 +902,17 @@ def test_a_refused_names_direction_control_does_not_turn_the_status_line_around(
             scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             page.screenshot(path=str(tmp_path / f"spoofed-name-{locale}-{width}.png"), full_page=True)
             assert scroll_width <= inner_width, width
+
+
+def test_the_import_pages_chosen_name_is_not_turned_around(server: LiveServer, tmp_path: Path) -> None:
+    """The import page's file pick (file-pick.js) showed the chosen name as it was:
+    "backup<U+202E>piz.exe" read "backupexe.zip". The control is shown as U+FFFD, at both widths."""
+    with chromium_page(locale="zh-CN", timezone_id="Asia/Shanghai") as page:
+        _set_up(server, page)
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(server.base_url + "/settings/import")
+            page.set_input_files("#import-file", files=[{"name": "backup\u202epiz.exe", "mimeType": "application/zip",
+                                                          "buffer": b"PK"}])  # fmt: skip
+            expect(page.locator(".file-pick-name").first).to_have_text("backup\ufffdpiz.exe")
+            page.screenshot(path=str(tmp_path / f"file-pick-{width}.png"), full_page=True)
