@@ -415,3 +415,37 @@ def test_a_record_of_any_shape_is_rebuilt_or_refused_never_a_crash(tmp_path: Pat
                     crashes.append(f"{record['sk'][:30]} without {name}: {type(error).__name__} {error}")
     items.close()
     assert crashes == [], "\n".join(crashes[:30])
+
+
+@pytest.mark.parametrize("mime", ["text/html\r\nX-Evil: 1", "not a type", "", 7])
+def test_an_attachments_media_type_is_checked_as_an_upload_and_nothing_is_written(world: World, mime: Any) -> None:
+    """An attachment record's `mimeType` was taken as given: a type an upload refuses (a header
+    line break, no slash) reached the blob store's own guard while the bytes were being written,
+    a 500 with the journal and earlier files already written. It is refused with the record's
+    line before anything is written, as an upload refuses it."""
+
+    def change(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        _of(records, "MEMOATT#")["mimeType"] = mime
+        return records
+
+    with pytest.raises(ArchiveError, match=r"records\.jsonl line \d+: mimeType: .* is not a media type"):
+        import_account(world.items, world.blobs, world.target, world.archive(change))
+    assert world.target_records() == [] and world.victim_view() == world.before
+
+
+def test_an_attachments_kind_is_derived_from_its_media_type(world: World) -> None:
+    """`type` ("image" or "file") was the archive's word: an HTML file could come back as an
+    "image". It is derived from `mimeType`, as every upload derives it, on the attachment record
+    and on the memo's copy of it."""
+
+    def change(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        attachment = _of(records, "MEMOATT#")
+        attachment.update(mimeType="text/html", type="image")
+        for resource in _of(records, "MEMO#")["resources"]:
+            resource.update(mimeType="text/html", type="image")
+        return records
+
+    import_account(world.items, world.blobs, world.target, world.archive(change))
+    imported = world.target_records()
+    assert _of(imported, "MEMOATT#")["type"] == "file"
+    assert [r["type"] for r in _of(imported, "MEMO#")["resources"]] == ["file"]
