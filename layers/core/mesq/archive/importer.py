@@ -130,7 +130,7 @@ class _Archive:
     #: or todo's copy is rewritten to (`_as_registered`).
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Every attachment path a memo or todo record names, with the first line and name naming it.
-    named: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    named: dict[str, tuple[Text, Any]] = field(default_factory=dict)
 
     @property
     def owner(self) -> str:
