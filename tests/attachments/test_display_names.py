@@ -69,3 +69,17 @@ def test_imports_drop_direction_controls_from_names():
     assert clean_display_name("invoice\u202egpj.exe", "file") == "invoicegpj.exe"
     assert clean_display_name("\u2066\u2069", "file") == "file"
     assert clean_display_name("a\x00b.txt", "file") == "ab.txt"
+
+
+@pytest.mark.parametrize("route", [RELAY, f"{TODO_ATTACHMENTS}/upload"])
+def test_a_file_name_too_long_for_a_part_header_is_named_on_the_relay(client, make_account, route):
+    """10 KB of emoji as a file name makes the part's header line longer than the multipart
+    parser takes (4 KiB): the refusal names the file name and its limit, not only "Invalid
+    multipart data.", and nothing is stored."""
+    account = make_account(scopes="memo:read,memo:write,todo:read,todo:write")
+    answer = client.post(route, headers=account.headers, files={"file": ("😀" * 2600 + ".png", b"MZ", "image/png")})
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR"
+    assert "file name" in error["message"] and "255" in error["message"], error["message"]
+    assert client.get(RESOURCES, headers=account.headers).json()["data"]["resources"] == []

@@ -415,3 +415,77 @@ def test_a_record_of_any_shape_is_rebuilt_or_refused_never_a_crash(tmp_path: Pat
                     crashes.append(f"{record['sk'][:30]} without {name}: {type(error).__name__} {error}")
     items.close()
     assert crashes == [], "\n".join(crashes[:30])
+
+
+@pytest.mark.parametrize("mime", ["text/html\r\nX-Evil: 1", "not a type", "", 7])
+def test_an_attachments_media_type_is_checked_as_an_upload_and_nothing_is_written(world: World, mime: Any) -> None:
+    """An attachment record's `mimeType` was taken as given: a type an upload refuses (a header
+    line break, no slash) reached the blob store's own guard while the bytes were being written,
+    a 500 with the journal and earlier files already written. It is refused with the record's
+    line before anything is written, as an upload refuses it."""
+
+    def change(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        _of(records, "MEMOATT#")["mimeType"] = mime
+        return records
+
+    with pytest.raises(ArchiveError, match=r"records\.jsonl line \d+: mimeType: .* is not a media type"):
+        import_account(world.items, world.blobs, world.target, world.archive(change))
+    assert world.target_records() == [] and world.victim_view() == world.before
+
+
+def test_an_attachments_kind_is_derived_from_its_media_type(world: World) -> None:
+    """`type` ("image" or "file") was the archive's word: an HTML file could come back as an
+    "image". It is derived from `mimeType`, as every upload derives it, on the attachment record
+    and on the memo's copy of it."""
+
+    def change(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        attachment = _of(records, "MEMOATT#")
+        attachment.update(mimeType="text/html", type="image")
+        for resource in _of(records, "MEMO#")["resources"]:
+            resource.update(mimeType="text/html", type="image")
+        return records
+
+    import_account(world.items, world.blobs, world.target, world.archive(change))
+    imported = world.target_records()
+    assert _of(imported, "MEMOATT#")["type"] == "file"
+    assert [r["type"] for r in _of(imported, "MEMO#")["resources"]] == ["file"]
+
+
+def test_a_memos_files_come_back_as_their_attachments_say(world: World) -> None:
+    """A memo's `resources` were written as the archive gave them: a file renamed "renamed.exe"
+    of 1 byte beside its registered "p.png" of 2,048, where every memo write rebuilds each from
+    its registered record. They come back as the archive's attachment records say."""
+
+    def change(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        _of(records, "MEMO#")["resources"][0].update(displayName="renamed.exe", fileSize=1)
+        return records
+
+    import_account(world.items, world.blobs, world.target, world.archive(change))
+    imported = world.target_records()
+    registered = _of(imported, "MEMOATT#")
+    [resource] = _of(imported, "MEMO#")["resources"]
+    assert (
+        (resource["displayName"], resource["fileSize"])
+        == ("p.png", len(PICTURE))
+        == (
+            registered["displayName"],
+            registered["fileSize"],
+        )
+    )
+
+
+def test_a_memo_naming_a_file_that_is_nowhere_is_refused_and_nothing_written(world: World) -> None:
+    """A memo naming an attachment path of the account that neither the archive nor the account
+    holds was imported: a file link that answers 404, where every memo write refuses a path that
+    is no registered upload."""
+
+    def change(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        memo = _of(records, "MEMO#")
+        ghost = dict(memo["resources"][0])
+        ghost.update(path=ghost["path"][:-4] + "ffff", displayName="ghost.pdf", fileSize=123456)
+        memo["resources"].append(ghost)
+        return records
+
+    with pytest.raises(ArchiveError, match=r"records\.jsonl line \d+: .*'ghost\.pdf'.* neither in the archive"):
+        import_account(world.items, world.blobs, world.target, world.archive(change))
+    assert world.target_records() == [] and world.victim_view() == world.before

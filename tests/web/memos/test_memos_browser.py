@@ -871,3 +871,48 @@ def test_enter_after_a_whole_tag_starts_a_new_line(server: LiveServer, page: Any
     expect(options.first).to_have_attribute("aria-selected", "true")
     text.press("Enter")
     expect(text).to_have_value("今天 #读书\n又一本 #读书/科幻 ")
+
+
+#: A name that reads "invoiceexe.jpg" on screen (U+202E turns what follows it backwards).
+SPOOFED = "invoice\u202egpj.exe"
+SPOOF_WORDS = {
+    "zh-CN": "无法附加 invoice\ufffdgpj.exe：文件名：名称中含有不可见的文字方向字符（U+202E）",
+    "en-US": "Could not attach invoice\ufffdgpj.exe: File name: the name holds an invisible text-direction character "
+    "(U+202E)",
+}
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_a_refused_names_direction_control_does_not_turn_the_status_line_around(
+    server: LiveServer, locale: str, tmp_path: Path
+) -> None:
+    """The composer put the chosen name into its status line as it was: a right-to-left override
+    in it turned the rest of the line backwards ("Could not attach invoiceexe.jpg :eman eliF ..."),
+    so the refusal was unreadable and the name read as the very spoof it refuses. The control is
+    shown as U+FFFD; the line reads in order at both widths."""
+    with chromium_page(locale=locale, timezone_id="Asia/Shanghai") as page:
+        _set_up(server, page)
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            page.set_input_files("#composer-files", files=[{"name": SPOOFED, "mimeType": "image/png", "buffer": b"MZ"}])
+            status = page.locator("#composer-upload-status")
+            expect(status).to_contain_text(SPOOF_WORDS[locale])
+            said = status.inner_text()
+            assert not any(0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069 for c in said), said
+            scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            page.screenshot(path=str(tmp_path / f"spoofed-name-{locale}-{width}.png"), full_page=True)
+            assert scroll_width <= inner_width, width
+
+
+def test_the_import_pages_chosen_name_is_not_turned_around(server: LiveServer, tmp_path: Path) -> None:
+    """The import page's file pick (file-pick.js) showed the chosen name as it was:
+    "backup<U+202E>piz.exe" read "backupexe.zip". The control is shown as U+FFFD, at both widths."""
+    with chromium_page(locale="zh-CN", timezone_id="Asia/Shanghai") as page:
+        _set_up(server, page)
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(server.base_url + "/settings/import")
+            page.set_input_files("#import-file", files=[{"name": "backup\u202epiz.exe", "mimeType": "application/zip",
+                                                          "buffer": b"PK"}])  # fmt: skip
+            expect(page.locator(".file-pick-name").first).to_have_text("backup\ufffdpiz.exe")
+            page.screenshot(path=str(tmp_path / f"file-pick-{width}.png"), full_page=True)

@@ -268,3 +268,29 @@ def test_a_front_matter_number_too_long_is_not_called_an_impossible_date() -> No
     with pytest.raises(NoteError) as day:
         _front_matter("---\ndate: 2024-13-01\n---\nx\n")
     assert "date that does not exist" in str(day.value)
+
+
+@pytest.mark.parametrize(("path", "kind"), [("/settings/import", "archive"), ("/settings/import/app", "flomo")])
+def test_a_form_the_multipart_parser_refuses_is_said_in_the_pages_language(
+    browser: Callable[..., Browser], path: str, kind: str
+) -> None:
+    """A file name of 10 KB of emoji makes the part's header longer than the multipart parser
+    takes (4 KiB); the page said "上传表单格式有误:Invalid multipart data." (a fullwidth colon) (the parser's English in
+    a Chinese sentence, and no hint of the cause). It says, in the page's language, that the file
+    name is too long; another fault the parser finds (two files) is MeSQ's sentence too."""
+    person = browser()
+    long_name = ("😀" * 2600 + ".zip", b"PK", "application/zip")
+    other = ("a.zip", b"PK", "application/zip")
+    for file, words in ((long_name, {"zh-CN": "文件名太长", "en-US": "file name is too long"}),
+                        (other, {"zh-CN": "上传表单", "en-US": "upload form"})):  # fmt: skip
+        files = [("file", file)] if file is long_name else [("file", file), ("file", file)]
+        for headers in (ZH, EN):
+            answer = person.client.post(path, data={"csrf": person.csrf, "kind": kind}, files=files, headers=headers)
+            assert answer.status_code == 400, answer.text
+            said = _block(answer.text.replace('class="error"', 'id="refusal"', 1), "refusal", "</p>")
+            assert words[headers["accept-language"]] in said, said
+            assert "multipart" not in said.lower() and "Maximum" not in said, said
+            if headers is ZH:
+                assert_no_english_run(said)
+            if file is long_name:
+                assert "255" in said, said

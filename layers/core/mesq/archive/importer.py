@@ -38,8 +38,8 @@ from typing import Any
 
 import ijson
 
-from ..attachments.paths import MEMO, TODO, attachment_path
-from ..attachments.store import check_quota
+from ..attachments.paths import MEMO, TODO, attachment_path, namespace_of
+from ..attachments.store import attachment_key, check_quota
 from ..auth.user_zone import configured_zone
 from ..history.records import CHANGE_PREFIX
 from ..kernel.errors import PayloadTooLarge
@@ -48,6 +48,7 @@ from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, Item, ItemStore, Put
 from ..kernel.timestamps import format_timestamp
+from ..memos.keys import MEMO_PREFIX
 from ..store.each import write_each
 from ..store.paging import walk
 from ..todos import untouched_board
@@ -87,6 +88,7 @@ _ABSENT = Condition(exists=False)
 #: and the web page pass the configured one.
 DEFAULT_QUOTA_BYTES = 1024**3
 _ATTACHMENT_KINDS = {MEMO.record_prefix: MEMO, TODO.record_prefix: TODO}
+_FILE_FIELDS = ("displayName", "fileSize", "mimeType", "type")
 
 
 @dataclass
@@ -124,6 +126,11 @@ class _Archive:
     records: Member
     blobs: list[_Blob] = field(default_factory=list)
     kinds: Counter[str] = field(default_factory=Counter)
+    #: What each attachment record of the archive says of its file, by path: the fields a memo's
+    #: or todo's copy is rewritten to (`_as_registered`).
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Every attachment path a memo or todo record names, with the first line and name naming it.
+    named: dict[str, tuple[Text, Any]] = field(default_factory=dict)
 
     @property
     def owner(self) -> str:
@@ -303,6 +310,10 @@ def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], 
             own.discard(str(item["sk"]))
         if stored is not None and kind in _ATTACHMENT_KINDS:
             archive.blobs.append(_blob(archive, stored, blob_members, number))
+            archive.files[str(stored["path"])] = {name: stored[name] for name in _FILE_FIELDS if name in stored}
+        elif stored is not None:
+            for file in _bound_files(stored):
+                archive.named.setdefault(str(file.get("path")), (record_line(number), file.get("displayName")))
     if digest.hexdigest() != archive.digest:
         raise ArchiveError(Text("%(file)s: checksum does not match the manifest", file=RECORDS))
     for blob in archive.blobs:
@@ -336,6 +347,42 @@ def _blob(archive: _Archive, stored: Item, members: dict[str, Member], number: i
         )
     content_type = str(stored.get("mimeType") or "application/octet-stream")
     return _Blob(member, str(stored["path"]), member.size, content_type, _named(stored))
+
+
+def _bound_files(record: Item) -> Iterator[dict[str, Any]]:
+    """The file entries a memo (`resources`) or a todo record (`attachments`, an inbox item's
+    subtasks' too) names, as the record holds them (changed in place by `_as_registered`)."""
+    if str(record.get("sk", "")).startswith(MEMO_PREFIX):
+        yield from record.get("resources") or ()
+    if str(record.get("sk", "")).startswith(TODO_PREFIX):
+        yield from record.get("attachments") or ()
+        for subtask in record.get("subtasks") or ():
+            yield from subtask.get("attachments") or ()
+
+
+def _check_named_files(archive: _Archive, items: ItemStore, user_id: str) -> None:
+    """Every file a record names is one the archive brings or the account holds: a memo write
+    refuses a path that is no registered upload, and an import does too (a link that answers 404)."""
+    for path, (where, name) in archive.named.items():
+        if path in archive.files:
+            continue
+        attachment_id = path.rpartition("/")[2]
+        namespace = namespace_of(path) or MEMO  # a path records.rebuild derived: one of the two
+        if items.get(attachment_key(user_id, attachment_id, namespace)) is None:
+            raise ArchiveError(
+                Text(
+                    "%(where)s: the attachment %(name)s is neither in the archive nor in this account",
+                    where=where,
+                    name=quoted(str(name or attachment_id)),
+                )
+            )
+
+
+def _as_registered(archive: _Archive, record: Item) -> None:
+    """A memo's or todo's copy of each file as the archive's attachment record says it (name, size,
+    type), as every memo and todo write rebuilds it from the registered record."""
+    for file in _bound_files(record):
+        file.update(archive.files.get(str(file.get("path")), {}))
 
 
 def _named(attachment: Item) -> str:
@@ -452,6 +499,7 @@ def _write_records(archive: _Archive, items: ItemStore, user_id: str, report: Im
         if stored is None:
             report.derived += 1
             continue
+        _as_registered(archive, stored)
         batch.append(stored)
         report.kinds.update(words.count([str(stored["sk"])]))
         if len(batch) == MAX_TRANSACTION_OPS:
@@ -495,6 +543,7 @@ def import_account(
         own_zone = (journaled or {}).get("accountZone") or configured_zone(items, user_id)
         own, board = (set(), []) if report.resumed else _own_records(items, user_id, found.manifest)
         _validate(found, user_id, blob_members, own)
+        _check_named_files(found, items, user_id)
         _check_quota(items, user_id, found.blobs, quota_bytes)
         _refuse_an_account_of_its_own(items, user_id, own, board)
         journal.begin(items, user_id, found.digest, found.owner, format_timestamp(moment), own_zone)

@@ -26,9 +26,18 @@ from datetime import datetime
 from typing import Any
 
 from ..attachments import store as attachment_store
-from ..attachments.paths import MEMO, TODO, Namespace, attachment_path, mcp_uri, own_attachment_id, read_url
+from ..attachments.paths import (
+    MEMO,
+    TODO,
+    Namespace,
+    attachment_path,
+    kind_of,
+    mcp_uri,
+    own_attachment_id,
+    read_url,
+)
 from ..attachments.store import USAGE_SK
-from ..attachments.uploads import clean_display_name
+from ..attachments.uploads import check_mime_type, clean_display_name
 from ..history import records as history
 from ..kernel.errors import MesqError
 from ..kernel.i18n import Text
@@ -172,6 +181,7 @@ def _files(values: Any, user_id: str, kind: Namespace, name: str) -> list[Item]:
         path = _own_path(file.get("path"), user_id, kind, f"{name}[{index}].path")
         file["path"] = path
         _shown_name(file)
+        _media(file)
         if "url" in file:  # the read URL of the derived path (the instance's origin kept, nothing else)
             base = str(file["url"]).partition("?")[0]
             origin = base.removesuffix(kind.read_route) if base.endswith(kind.read_route) else ""
@@ -180,6 +190,25 @@ def _files(values: Any, user_id: str, kind: Namespace, name: str) -> list[Item]:
             file["mcp_uri"] = mcp_uri(path, kind)
         files.append(file)
     return files
+
+
+def _media(file: Item) -> None:
+    """A file's `mimeType` as an upload takes it (a media type, no line break: it becomes the
+    download's Content-Type), and its `type` derived from it as every upload derives it, never
+    the archive's word (an HTML file named an "image")."""
+    if "mimeType" not in file:
+        return
+    try:
+        check_mime_type(file["mimeType"])
+    except MesqError:
+        raise _Refused(
+            Text(
+                "%(field)s: %(value)s is not a media type like image/jpeg",
+                field="mimeType",
+                value=quoted(file["mimeType"]),
+            )
+        ) from None
+    file["type"] = kind_of(file["mimeType"])
 
 
 def _shown_name(file: Item) -> None:
@@ -220,6 +249,8 @@ def _attachment(kind: Namespace) -> Callable[[Item, str], Item]:
             raise _Refused(Text("%(field)s: missing", field="fileSize"))
         _times(record)
         _shown_name(record)
+        record.setdefault("mimeType", "application/octet-stream")  # what the bytes were written with
+        _media(record)
         record["path"] = attachment_path(user_id, ident, kind)  # derived, never the archive's
         pk, sk = attachment_store.attachment_key(user_id, ident, kind)
         return {**record, "pk": pk, "sk": sk}

@@ -32,6 +32,31 @@ def media_type(content_type: str | None) -> str:
     return (content_type or "").partition(";")[0].strip().lower()
 
 
+def part_header_too_long(error: BaseException) -> bool:
+    """Whether the multipart parser refused a part header over its 4 KiB (in practice a file name
+    of thousands of characters). Starlette says "Invalid multipart data." for every fault
+    python-multipart finds; the reason is on the exception chain."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if "maximum header size exceeded" in str(cause).lower():
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def multipart_problem(error: BaseException) -> str:
+    """What the multipart parser refused, for a REST VALIDATION_ERROR (English): an over-long part
+    header is said as the file name it is, with the name's own limit, instead of a riddle."""
+    if part_header_too_long(error):
+        return (
+            "a part's header is longer than 4 KiB: is the file name thousands of characters long? "
+            "A file name may have at most 255 characters; shorten it"
+        )
+    return str(getattr(error, "detail", "") or error)
+
+
 def accepts_html(accept: str | None) -> bool:
     """A browser navigating (its Accept names text/html), not an API client: it gets pages."""
     return any(media_type(part) == "text/html" for part in (accept or "").split(","))

@@ -33,6 +33,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from ..application.ratelimit import RateLimiter
 from ..asgi.auth import require_scopes, rest_principal
+from ..asgi.body import multipart_problem
 from ..asgi.downloads import download_headers
 from ..asgi.envelope import NO_STORE, failure, internal_failure, logger, storage_failure, success
 from ..asgi.instance import instance_url
@@ -138,7 +139,7 @@ class RelayUpload:
         except _TooLarge:
             raise PayloadTooLarge(self._too_large_message()) from None
         except HTTPException as exc:  # the multipart parser's 400s
-            raise ValidationError(f"multipart body: {exc.detail}") from None
+            raise ValidationError(f"multipart body: {multipart_problem(exc)}") from None
         return success(resource, trace_id, 201)
 
     @staticmethod

@@ -27,7 +27,7 @@ from starlette.types import Message, Receive, Scope, Send
 from ..application.ratelimit import RateLimiter
 from ..asgi.app_imports import import_upload, log_refusal
 from ..asgi.auth import require_scopes, rest_principal
-from ..asgi.body import media_type
+from ..asgi.body import media_type, multipart_problem
 from ..asgi.envelope import failure, internal_failure, storage_failure, success
 from ..asgi.trace import trace_id_of
 from ..imports.plan import KINDS, CutShort, SourceError
@@ -132,7 +132,7 @@ class AppImport:
                     spool.seek(0)
                     data = await run_sync(_imported, self.services, principal, kind, spool, options)
         except HTTPException as exc:  # the multipart parser's 400s
-            raise ValidationError(f"multipart body: {exc.detail}") from None
+            raise ValidationError(f"multipart body: {multipart_problem(exc)}") from None
         except CutShort as error:  # partly written: the report (runId, counts) says what, to undo or complete
             log_refusal(error, trace_id, kind)
             raise ValidationError(error.refusal, details={"report": error.report.as_dict()}) from None

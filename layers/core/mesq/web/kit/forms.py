@@ -14,12 +14,23 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
+from aws_lambda_powertools import Logger
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
-from ...asgi.body import FORM_MEDIA_TYPE, MAX_FORM_BYTES, is_json_media_type, media_type, read_json_object, read_limited
+from ...asgi.body import (
+    FORM_MEDIA_TYPE,
+    MAX_FORM_BYTES,
+    is_json_media_type,
+    media_type,
+    part_header_too_long,
+    read_json_object,
+    read_limited,
+)
 from ...kernel.errors import PayloadTooLarge, ValidationError
+
+logger = Logger(child=True)
 
 MAX_FORM_FIELDS = 100
 UPLOAD_MEDIA_TYPE = "multipart/form-data"
@@ -110,7 +121,16 @@ async def read_upload(request: Request, limit: int) -> Fields:
     try:
         form = await parser.parse()
     except MultiPartException as error:
-        raise ValidationError("the upload form is malformed: %(problem)s", problem=error.message) from None
+        if part_header_too_long(error):
+            raise ValidationError(
+                "the file name is too long for the upload form; a file name may have at most 255 characters: "
+                "rename the file and choose it again"
+            ) from None
+        # The parser's own words are English and name its internals: the page says MeSQ's.
+        logger.info("upload form refused by the multipart parser", extra={"problem": error.message})
+        raise ValidationError(
+            "the upload form could not be read; choose the file again and send the form from this page"
+        ) from None
     values: dict[str, list[Any]] = {}
     for name, value in form.multi_items():
         values.setdefault(name, []).append(value)

@@ -8,7 +8,11 @@
     var pick = input.closest(".file-pick");
     var name = pick && pick.querySelector(".file-pick-name");
     if (!name) return;
-    var names = Array.prototype.map.call(input.files || [], function (file) { return file.name; });
+    // A name's invisible text-direction controls are shown as "\ufffd": a right-to-left override
+    // made "backup\u202epiz.exe" read "backupexe.zip" (MeSQ refuses them in attachment names).
+    var names = Array.prototype.map.call(input.files || [], function (file) {
+      return file.name.replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, "\ufffd");
+    });
     name.textContent = names.length ? names.join(", ") : name.dataset.empty;
   }
   document.documentElement.classList.add("file-pick-ready");

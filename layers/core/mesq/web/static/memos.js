@@ -242,16 +242,24 @@
       attached.append(item);
     }
 
+    // A chosen file's name in the status line. Its invisible text-direction controls (which MeSQ
+    // refuses in a name) are shown as "\ufffd": a right-to-left override there turned the rest of
+    // the line backwards, the refusal itself unreadable and the name read as another one
+    // ("invoice\u202egpj.exe" as "invoiceexe.jpg", the spoof the refusal is about).
+    function shownName(file) {
+      return file.name.replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, "\ufffd");
+    }
+
     async function attach(chosen) {
       for (const file of chosen) {
         pending += 1;
         save.disabled = true;
-        status.textContent = mesqSay("Uploading %(name)s…", { name: file.name });
+        status.textContent = mesqSay("Uploading %(name)s…", { name: shownName(file) });
         try {
           show(await upload(file));
-          status.textContent = mesqSay("Attached %(name)s.", { name: file.name });
+          status.textContent = mesqSay("Attached %(name)s.", { name: shownName(file) });
         } catch (error) {
-          status.textContent = mesqSay("Could not attach %(name)s: %(error)s", { name: file.name, error: error.message });
+          status.textContent = mesqSay("Could not attach %(name)s: %(error)s", { name: shownName(file), error: error.message });
         } finally {
           pending -= 1;
           save.disabled = pending > 0;
