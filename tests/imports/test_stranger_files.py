@@ -308,3 +308,30 @@ def test_a_zip_without_a_memos_database_says_what_to_import(services: Services, 
         import_file(services, user["id"], "memos", path)
     message = refused.value.message
     assert "0 found" not in message and "no memos_prod.db" in message and "Markdown" in message, message
+
+
+def test_a_memos_database_of_memos_just_over_the_limit_is_not_held(services: Services, tmp_path: Path) -> None:
+    """Each content is read up to the memo limit plus one character, but a row over the limit kept
+    that start until the plan skipped it: 2,600 rows of 50,001 emoji (a 520 MB database, all of
+    them skipped) held 540 MB, 277 MB in Chinese. A row over the limit now keeps only the start a
+    link's text needs, and a memo whose comment is over the limit is skipped with its whole length."""
+    import tracemalloc
+
+    over = "长" * 50_001
+    rows = [(1, "ok", 1, "fine #tag"), (2, "answered", 1, "问题"), (3, "reply", 1, "答" * 60_000)]
+    rows += [(n, f"big{n}", 1, over) for n in range(4, 604)]
+    path = _memos(tmp_path / "memos_prod.db", rows, [(3, 2, "COMMENT")])
+    del over
+    user = create_user(services.items, "ivy", "correct horse battery")
+    tracemalloc.start()
+    try:
+        report = import_file(services, user["id"], "memos", path)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.imported["memos"] == 1 and report.skipped_count == 601, report.as_dict()
+    skipped = dict(report.skipped)
+    assert skipped["memos/big4"] == "50001 characters, over the memo limit of 50000", skipped
+    count = int(skipped["memos/answered"].split()[0])
+    assert 60_000 < count < 60_200, skipped["memos/answered"]  # the memo with its comment, not a cut of it
+    assert peak < 20 * 1024 * 1024, peak

@@ -58,6 +58,10 @@ MAX_ROWS = 10 * MAX_MEMOS
 #: to 255 anyway, and no path or link of a real file is longer.
 _NAME_CHARACTERS = 1024
 _PATH_CHARACTERS = 8192
+#: What a content over the limit keeps (`MemosRow.cut_from`): it is skipped, and only a link to
+#: it from another memo uses its start (its first line). Holding the limit plus one of each such
+#: row took 540 MB for 2,600 rows of emoji, all of them skipped.
+_PREVIEW_CHARACTERS = 1024
 _DATABASE_NAMES = ("memos_prod.db", "memos_dev.db", "memos_demo.db")
 
 
@@ -278,6 +282,12 @@ class MemosSqlite:
         except sqlite3.Error as error:
             raise _refused(error, self.label, reading=True) from None
 
+    def _one(self, sql: str, *params: Any) -> tuple[Any, ...]:
+        try:
+            return tuple(self._db.execute(sql, params).fetchone())
+        except sqlite3.Error as error:
+            raise _refused(error, self.label, reading=True) from None
+
     def _detect(self) -> None:
         tables = {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
         memo = self._columns("memo") if "memo" in tables else set()
@@ -340,10 +350,12 @@ class MemosSqlite:
                 for m, u in self._query("SELECT memo_id, user_id FROM memo_organizer WHERE pinned = 1")
             }
         rows: list[MemosRow] = []
-        characters = 0
+        held = 0  # characters of content kept in `rows`
+        # The rowids in order first, then each row by its rowid: SQLite sorts whole result rows in
+        # memory, and sorting the contents with it held 535 MB for 2,600 rows of 50,001 emoji.
         # Column names from the fixed list above (never from the file's data): not an injection.
-        for row in self._each(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
-            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw, whole = row
+        one = f"SELECT {', '.join(pick)} FROM memo WHERE rowid = ?"  # noqa: S608
+        for (rowid,) in self._each("SELECT rowid FROM memo ORDER BY created_ts, id"):
             if len(rows) >= MAX_MEMOS:
                 raise SourceError(
                     Text(
@@ -352,8 +364,16 @@ class MemosSqlite:
                         limit=MAX_MEMOS,
                     )
                 )
-            characters += len(content) if isinstance(content, str | bytes) else 0
-            if characters > MAX_TEXT_CHARACTERS:
+            row = self._one(one, rowid)
+            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw, whole = row
+            text = _lenient_text(content) if isinstance(content, bytes) else str(content or "")
+            cut_from = _integer(whole, self.label) if whole is not None else None
+            if cut_from is None and len(text) >= characters:  # whole, but as long as the caller's cut
+                cut_from = len(text)
+            if cut_from is not None:  # to be skipped as too long: only its start is kept
+                text = text[:_PREVIEW_CHARACTERS]
+            held += len(text)
+            if held > MAX_TEXT_CHARACTERS:
                 raise SourceError(
                     Text(
                         "%(file)s: its memos hold over %(limit)s characters, more than one import takes",
@@ -370,12 +390,12 @@ class MemosSqlite:
                     created_ts=_integer(created, self.label),
                     updated_ts=_integer(updated, self.label),
                     row_status=str(status),
-                    content=_lenient_text(content) if isinstance(content, bytes) else str(content or ""),
+                    content=text,
                     visibility=str(visibility or "PRIVATE"),
                     pinned=bool(pin) or (ident, creator) in pinned,
                     tags=tuple(_json_tags(tags)) + tuple(_json_tags(payload, "tags")),
                     not_utf8=isinstance(raw, bytes) and not _is_utf8(raw),
-                    cut_from=None if whole is None else _integer(whole, self.label),
+                    cut_from=cut_from,
                 )
             )
         return rows
