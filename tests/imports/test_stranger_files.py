@@ -335,3 +335,38 @@ def test_a_memos_database_of_memos_just_over_the_limit_is_not_held(services: Ser
     count = int(skipped["memos/answered"].split()[0])
     assert 60_000 < count < 60_200, skipped["memos/answered"]  # the memo with its comment, not a cut of it
     assert peak < 20 * 1024 * 1024, peak
+
+
+def test_a_caps_number_is_said_as_a_person_reads_it(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caps' refusals said their numbers bare ('over 134217728 characters', 'over 100000
+    cards'); the other refusals group digits ('over the 262,144-byte ...'). Lowered caps here."""
+    from mesq.adapters.imports import memos_sqlite
+    from mesq.imports import flomo
+    from mesq.kernel.i18n import Translator
+
+    user = create_user(services.items, "jade", "correct horse battery")
+    monkeypatch.setattr(memos_sqlite, "MAX_MEMOS", 1_000)
+    rows = [(n, f"m{n}", 1, f"memo {n}") for n in range(1, 1_003)]
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "memos", _memos(tmp_path / "a.db", rows, []))
+    assert "over 1,000 memos" in refused.value.message, refused.value.message
+    assert "超过 1,000 条" in Translator("zh").text(refused.value.text), Translator("zh").text(refused.value.text)
+
+    monkeypatch.setattr(memos_sqlite, "MAX_MEMOS", 100_000)
+    monkeypatch.setattr(memos_sqlite, "MAX_TEXT_CHARACTERS", 2_000)
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "memos", _memos(tmp_path / "b.db", rows, []))
+    assert "over 2,000 characters" in refused.value.message, refused.value.message
+
+    monkeypatch.setattr(memos_sqlite, "MAX_ROWS", 1_000)
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "memos", _memos(tmp_path / "c.db", rows[:5], [(1, 2, "REFERENCE")] * 1_001))
+    assert "over 1,000 rows" in refused.value.message, refused.value.message
+
+    monkeypatch.setattr(flomo, "MAX_CARDS", 1_000)
+    cards = [(f"2024-03-05 09:{minute % 60:02d}:{minute // 60:02d}", f"<p>{minute}</p>") for minute in range(1_001)]
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "flomo", _flomo(tmp_path / "f.zip", *cards))
+    assert "over 1,000 cards" in refused.value.message, refused.value.message

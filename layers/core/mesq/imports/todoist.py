@@ -597,11 +597,12 @@ def plan_todoist(
             for planned in (task, *task.subtasks)
         )
         if characters > MAX_TEXT_CHARACTERS:  # before the next file is read, and before any write
+            shown = f"{MAX_TEXT_CHARACTERS:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
             raise SourceError(
                 Text(
                     "%(file)s: its tasks hold over %(limit)s characters, more than one import takes",
                     file=file_name,
-                    limit=MAX_TEXT_CHARACTERS,
+                    limit=shown,
                 )
             )
     if not plan.spaces:

@@ -264,11 +264,12 @@ class MemosSqlite:
 
     def _bounded(self, read: int, table: str) -> None:
         if read >= MAX_ROWS:
+            shown = f"{MAX_ROWS:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
             raise SourceError(
                 Text(
                     "%(file)s: over %(limit)s rows in its %(table)s table, more than one import takes",
                     file=self.label,
-                    limit=MAX_ROWS,
+                    limit=shown,
                     table=table,
                 )
             )
@@ -357,11 +358,12 @@ class MemosSqlite:
         one = f"SELECT {', '.join(pick)} FROM memo WHERE rowid = ?"  # noqa: S608
         for (rowid,) in self._each("SELECT rowid FROM memo ORDER BY created_ts, id"):
             if len(rows) >= MAX_MEMOS:
+                shown = f"{MAX_MEMOS:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
                 raise SourceError(
                     Text(
                         "%(file)s: over %(limit)s memos (of all its users), more than one import takes",
                         file=self.label,
-                        limit=MAX_MEMOS,
+                        limit=shown,
                     )
                 )
             row = self._one(one, rowid)
@@ -374,11 +376,12 @@ class MemosSqlite:
                 text = text[:_PREVIEW_CHARACTERS]
             held += len(text)
             if held > MAX_TEXT_CHARACTERS:
+                shown = f"{MAX_TEXT_CHARACTERS:,}"  # (outside the Text call, for Babel)
                 raise SourceError(
                     Text(
                         "%(file)s: its memos hold over %(limit)s characters, more than one import takes",
                         file=self.label,
-                        limit=MAX_TEXT_CHARACTERS,
+                        limit=shown,
                     )
                 )
             ident, creator = _number(ident, self.label, "memo.id"), _number(creator, self.label, "memo.creator_id")
