@@ -370,3 +370,34 @@ def test_a_caps_number_is_said_as_a_person_reads_it(
     with pytest.raises(SourceError) as refused:
         import_file(services, user["id"], "flomo", _flomo(tmp_path / "f.zip", *cards))
     assert "over 1,000 cards" in refused.value.message, refused.value.message
+
+
+def test_a_memos_databases_file_rows_are_bounded_by_their_text_too(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each attachment row's name, path and link are read only as far as a real one goes (1,024
+    and 8,192 characters), and a table past 1,000,000 rows is refused; but a million rows of such
+    paths (a database of one repeated row zips to little) would be ten gigabytes held: 20,000 of
+    them took 210 MB. Their text in all is capped too (lowered here), refused whole before a write."""
+    import sqlite3
+
+    from mesq.adapters.imports import memos_sqlite
+    from mesq.kernel.i18n import Translator
+
+    monkeypatch.setattr(memos_sqlite, "MAX_FILE_ROW_CHARACTERS", 2_000)
+    path = _memos(tmp_path / "memos_prod.db", [(1, "m1", 1, "有图 #tag")], [])
+    db = sqlite3.connect(path)
+    db.executemany(
+        "INSERT INTO attachment (id, uid, memo_id, filename, type, size, storage_type, reference) VALUES"
+        " (?, ?, 1, ?, 'image/png', 10, 'LOCAL', ?)",
+        [(n, f"u{n}", f"p{n}.png", "assets/" + "深" * 500) for n in range(1, 6)],
+    )
+    db.commit()
+    db.close()
+    user = create_user(services.items, "kim", "correct horse battery")
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "memos", path)
+    assert "over 2,000 characters of names and paths" in refused.value.message, refused.value.message
+    said = Translator("zh").text(refused.value.text)
+    assert "2,000" in said and "characters" not in said, said
+    assert not [item for item in records(services, user["id"]).values() if item.get("content")]

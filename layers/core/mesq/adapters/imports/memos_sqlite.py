@@ -54,6 +54,10 @@ MAX_VALUE_BYTES = 2 * MAX_FILE_BYTES
 MAX_TEXT_CHARACTERS = MAX_TEXT
 #: Relation and attachment rows one import reads at most (each table), ten a memo.
 MAX_ROWS = 10 * MAX_MEMOS
+#: Names, paths and links of the attachment rows read at most, in all (characters): each is cut
+#: (below), but a million rows of 8,192-character paths would be gigabytes (20,000 of them held
+#: 210 MB). A real row's are some hundred characters; as many as an import's memo text.
+MAX_FILE_ROW_CHARACTERS = MAX_TEXT
 #: A file's name, type or uid, and a path or a link, read at most (characters): a name is cut
 #: to 255 anyway, and no path or link of a real file is longer.
 _NAME_CHARACTERS = 1024
@@ -434,6 +438,7 @@ class MemosSqlite:
         )
         sql = f"SELECT {picked}, blob IS NOT NULL FROM {_quoted(self.attachment_table)} ORDER BY id"  # noqa: S608
         found: list[AttachmentRow] = []
+        held = 0  # characters of names, paths and links kept in `found`
         for (
             ident,
             ref_id,
@@ -449,6 +454,17 @@ class MemosSqlite:
             has_blob,
         ) in self._each(sql):
             self._bounded(len(found), "attachment")
+            held += sum(len(str(text or "")) for text in (ref_id, name, kind, store, ref, internal_path, link))
+            if held > MAX_FILE_ROW_CHARACTERS:
+                shown = f"{MAX_FILE_ROW_CHARACTERS:,}"  # (outside the Text call, for Babel)
+                raise SourceError(
+                    Text(
+                        "%(file)s: its file rows hold over %(limit)s characters of names and paths, more than one"
+                        " import takes",
+                        file=self.label,
+                        limit=shown,
+                    )
+                )
             store = (
                 str(store or "").upper().removeprefix("ATTACHMENT_STORAGE_TYPE_").removeprefix("RESOURCE_STORAGE_TYPE_")
             )
