@@ -308,3 +308,96 @@ def test_a_zip_without_a_memos_database_says_what_to_import(services: Services, 
         import_file(services, user["id"], "memos", path)
     message = refused.value.message
     assert "0 found" not in message and "no memos_prod.db" in message and "Markdown" in message, message
+
+
+def test_a_memos_database_of_memos_just_over_the_limit_is_not_held(services: Services, tmp_path: Path) -> None:
+    """Each content is read up to the memo limit plus one character, but a row over the limit kept
+    that start until the plan skipped it: 2,600 rows of 50,001 emoji (a 520 MB database, all of
+    them skipped) held 540 MB, 277 MB in Chinese. A row over the limit now keeps only the start a
+    link's text needs, and a memo whose comment is over the limit is skipped with its whole length."""
+    import tracemalloc
+
+    over = "长" * 50_001
+    rows = [(1, "ok", 1, "fine #tag"), (2, "answered", 1, "问题"), (3, "reply", 1, "答" * 60_000)]
+    rows += [(n, f"big{n}", 1, over) for n in range(4, 604)]
+    path = _memos(tmp_path / "memos_prod.db", rows, [(3, 2, "COMMENT")])
+    del over
+    user = create_user(services.items, "ivy", "correct horse battery")
+    tracemalloc.start()
+    try:
+        report = import_file(services, user["id"], "memos", path)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.imported["memos"] == 1 and report.skipped_count == 601, report.as_dict()
+    skipped = dict(report.skipped)
+    assert skipped["memos/big4"] == "50001 characters, over the memo limit of 50000", skipped
+    count = int(skipped["memos/answered"].split()[0])
+    assert 60_000 < count < 60_200, skipped["memos/answered"]  # the memo with its comment, not a cut of it
+    assert peak < 20 * 1024 * 1024, peak
+
+
+def test_a_caps_number_is_said_as_a_person_reads_it(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caps' refusals said their numbers bare ('over 134217728 characters', 'over 100000
+    cards'); the other refusals group digits ('over the 262,144-byte ...'). Lowered caps here."""
+    from mesq.adapters.imports import memos_sqlite
+    from mesq.imports import flomo
+    from mesq.kernel.i18n import Translator
+
+    user = create_user(services.items, "jade", "correct horse battery")
+    monkeypatch.setattr(memos_sqlite, "MAX_MEMOS", 1_000)
+    rows = [(n, f"m{n}", 1, f"memo {n}") for n in range(1, 1_003)]
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "memos", _memos(tmp_path / "a.db", rows, []))
+    assert "over 1,000 memos" in refused.value.message, refused.value.message
+    assert "超过 1,000 条" in Translator("zh").text(refused.value.text), Translator("zh").text(refused.value.text)
+
+    monkeypatch.setattr(memos_sqlite, "MAX_MEMOS", 100_000)
+    monkeypatch.setattr(memos_sqlite, "MAX_TEXT_CHARACTERS", 2_000)
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "memos", _memos(tmp_path / "b.db", rows, []))
+    assert "over 2,000 characters" in refused.value.message, refused.value.message
+
+    monkeypatch.setattr(memos_sqlite, "MAX_ROWS", 1_000)
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "memos", _memos(tmp_path / "c.db", rows[:5], [(1, 2, "REFERENCE")] * 1_001))
+    assert "over 1,000 rows" in refused.value.message, refused.value.message
+
+    monkeypatch.setattr(flomo, "MAX_CARDS", 1_000)
+    cards = [(f"2024-03-05 09:{minute % 60:02d}:{minute // 60:02d}", f"<p>{minute}</p>") for minute in range(1_001)]
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "flomo", _flomo(tmp_path / "f.zip", *cards))
+    assert "over 1,000 cards" in refused.value.message, refused.value.message
+
+
+def test_a_memos_databases_file_rows_are_bounded_by_their_text_too(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each attachment row's name, path and link are read only as far as a real one goes (1,024
+    and 8,192 characters), and a table past 1,000,000 rows is refused; but a million rows of such
+    paths (a database of one repeated row zips to little) would be ten gigabytes held: 20,000 of
+    them took 210 MB. Their text in all is capped too (lowered here), refused whole before a write."""
+    import sqlite3
+
+    from mesq.adapters.imports import memos_sqlite
+    from mesq.kernel.i18n import Translator
+
+    monkeypatch.setattr(memos_sqlite, "MAX_FILE_ROW_CHARACTERS", 2_000)
+    path = _memos(tmp_path / "memos_prod.db", [(1, "m1", 1, "有图 #tag")], [])
+    db = sqlite3.connect(path)
+    db.executemany(
+        "INSERT INTO attachment (id, uid, memo_id, filename, type, size, storage_type, reference) VALUES"
+        " (?, ?, 1, ?, 'image/png', 10, 'LOCAL', ?)",
+        [(n, f"u{n}", f"p{n}.png", "assets/" + "深" * 500) for n in range(1, 6)],
+    )
+    db.commit()
+    db.close()
+    user = create_user(services.items, "kim", "correct horse battery")
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "memos", path)
+    assert "over 2,000 characters of names and paths" in refused.value.message, refused.value.message
+    said = Translator("zh").text(refused.value.text)
+    assert "2,000" in said and "characters" not in said, said
+    assert not [item for item in records(services, user["id"]).values() if item.get("content")]

@@ -251,3 +251,28 @@ def test_a_csv_a_spreadsheet_saved_with_semicolons_or_tabs_imports(
     titles = {task["title"]: task for task in state.tasks.values()}
     assert titles["写周报"]["tags"] == ["工作"] and titles["写周报"]["recurrence"] == "FREQ=WEEKLY;BYDAY=FR"
     assert "子任务; with a semicolon" in titles
+
+
+def test_a_csv_of_many_short_rows_is_planned_without_holding_them(tmp_path: Path) -> None:
+    """Every record of a CSV was read into a list of dicts (one entry a column) before the first
+    was planned: a 64 MiB CSV of one task and 3.5 million empty comments (`note,x,,,,,,,,,,,,`,
+    well under the file cap, a megabyte or two zipped) took some 2.4 GB, 8 MiB of them 300 MB.
+    The records are now planned as they are read."""
+    import tracemalloc
+    from datetime import UTC, datetime
+
+    from mesq.imports.plan import Report
+    from mesq.imports.todoist import plan_todoist
+    from mesq.kernel.i18n import Translator
+
+    header = "TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE\n"
+    data = (header + "task,one,,,,,,,,\n" + "note,x,,,,,,,,\n" * 100_000).encode()
+    tracemalloc.start()
+    try:
+        plan = plan_todoist([("P.csv", data)], "u", Report("todoist"), "UTC", datetime.now(UTC), Translator("en"))
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    (task,) = plan.spaces[0].columns[0].tasks
+    assert task.comments == 100_000 and task.cut is not None
+    assert peak < 4 * len(data) + 8 * 1024 * 1024, (peak, len(data))

@@ -143,8 +143,9 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
     number = 0
     for number, source in enumerate(html_text.blocks(text, "memo"), start=1):
         if number > MAX_CARDS:
+            shown = f"{MAX_CARDS:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
             raise SourceError(
-                Text("%(file)s: over %(limit)s cards, more than one import takes", file=archive.label, limit=MAX_CARDS)
+                Text("%(file)s: over %(limit)s cards, more than one import takes", file=archive.label, limit=shown)
             )
         if len(source) > MAX_CARD_CHARACTERS:  # a card's tree takes some 75 times its text
             report.skip(

@@ -60,9 +60,10 @@ class MemosRow:
     #: The content held bytes that are not UTF-8 text (memos keeps whatever bytes it was sent):
     #: they are read as U+FFFD, and the report says so.
     not_utf8: bool = False
-    #: The content's length in characters when it is longer than the reader was asked to read
-    #: (`MemosDatabase.memos(characters)`): `content` then holds only its start, and the memo is
-    #: skipped as over the limit. None when `content` is whole.
+    #: The content's length in characters when it is as long as the reader was asked to read or
+    #: longer (`MemosDatabase.memos(characters)`): `content` then holds only its start (a link's text),
+    #: and the memo is skipped as over the limit, as is the memo it comments on. None when
+    #: `content` is whole.
     cut_from: int | None = None
 
 
@@ -92,7 +93,7 @@ class MemosDatabase(Protocol):
     def users(self) -> list[MemosUser]: ...
 
     def memos(self, characters: int) -> list[MemosRow]:
-        """Every memo of every user, oldest first; a content longer than `characters` cut there
+        """Every memo of every user, oldest first; a content of `characters` or more is not held
         (`MemosRow.cut_from`): a stranger's database may hold contents of hundreds of megabytes."""
         ...
 
@@ -299,6 +300,7 @@ def plan_memos(
             else:
                 extra.append(f"→ memos/{other.uid}")
         answers = sorted(comments.get(row.id, []), key=lambda answer: (answer.created_ts, answer.id))
+        past = sum(answer.cut_from - len(answer.content) for answer in answers if answer.cut_from is not None)
         for answer in answers:
             # A comment's own files (memos lets a comment carry images) go with it, onto this memo.
             answer_files, answer_links = _files(
@@ -312,6 +314,9 @@ def plan_memos(
             said = _comment(answer, authors, owner.id, say, zone)
             extra.append("\n>\n".join([said, *(f"> {link}" for link in answer_links)]))
         content = "\n\n".join([content, *extra]).strip()
+        if past:  # a comment over the limit holds only its start: the memo with it whole is longer
+            report.skip(label, memo_checks.too_long(len(content) + past, limit))
+            continue
         content = memo_checks.with_tags(content, list(row.tags))
         planned = PlannedMemo(
             memo_id=mesq_id(row),

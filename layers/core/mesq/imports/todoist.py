@@ -29,7 +29,7 @@ import csv
 import io
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any
@@ -165,9 +165,10 @@ def _with_project_id(file_name: str) -> str | None:
     return " ".join(stem[: -len(".csv")].split())
 
 
-def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
+def _rows(name: str, data: bytes) -> Iterator[tuple[int, dict[str, str]]]:
     """The file's records, each with the line it starts on (a cell may hold line breaks: a
-    DESCRIPTION of three lines makes the next record start three lines on)."""
+    DESCRIPTION of three lines makes the next record start three lines on), one at a time: a
+    list of them all held a dict a record, some 2.4 GB for a 64 MiB CSV of short comments."""
     if len(data) > MAX_CSV_BYTES:
         raise SourceError(
             Text(
@@ -207,18 +208,17 @@ def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
                     limit=MAX_COLUMNS,
                 )
             )
-        rows: list[tuple[int, dict[str, str]]] = []
         ended = reader.line_num
         for record in reader:
             if record:  # an empty line is no record (a row of commas is one, of empty cells)
                 # a cell's line breaks as a note's: "\n" (a file saved on Windows has "\r\n" in them too)
                 cells = dict(zip(header, (_lines(cell) for cell in record), strict=False))
-                rows.append((ended + 1, {key: cells.get(key, "") for key in header}))
+                yield ended + 1, {key: cells.get(key, "") for key in header}
             ended = reader.line_num
     except csv.Error as error:
-        # the faulty record starts on the line after the last one read whole
+        # the faulty record starts on the line after the last one read whole (a refusal of the
+        # whole file: the plan, written only once whole, is dropped)
         raise SourceError(_unreadable_csv(name, ended + 1, str(error)), detail=f"csv: {error}") from None
-    return rows
 
 
 def _delimiter(text: str) -> str:
@@ -590,11 +590,12 @@ def plan_todoist(
             for planned in (task, *task.subtasks)
         )
         if characters > MAX_TEXT_CHARACTERS:  # before the next file is read, and before any write
+            shown = f"{MAX_TEXT_CHARACTERS:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
             raise SourceError(
                 Text(
                     "%(file)s: its tasks hold over %(limit)s characters, more than one import takes",
                     file=file_name,
-                    limit=MAX_TEXT_CHARACTERS,
+                    limit=shown,
                 )
             )
     if not plan.spaces:

@@ -54,10 +54,18 @@ MAX_VALUE_BYTES = 2 * MAX_FILE_BYTES
 MAX_TEXT_CHARACTERS = MAX_TEXT
 #: Relation and attachment rows one import reads at most (each table), ten a memo.
 MAX_ROWS = 10 * MAX_MEMOS
+#: Names, paths and links of the attachment rows read at most, in all (characters): each is cut
+#: (below), but a million rows of 8,192-character paths would be gigabytes (20,000 of them held
+#: 210 MB). A real row's are some hundred characters; as many as an import's memo text.
+MAX_FILE_ROW_CHARACTERS = MAX_TEXT
 #: A file's name, type or uid, and a path or a link, read at most (characters): a name is cut
 #: to 255 anyway, and no path or link of a real file is longer.
 _NAME_CHARACTERS = 1024
 _PATH_CHARACTERS = 8192
+#: What a content over the limit keeps (`MemosRow.cut_from`): it is skipped, and only a link to
+#: it from another memo uses its start (its first line). Holding the limit plus one of each such
+#: row took 540 MB for 2,600 rows of emoji, all of them skipped.
+_PREVIEW_CHARACTERS = 1024
 _DATABASE_NAMES = ("memos_prod.db", "memos_dev.db", "memos_demo.db")
 
 
@@ -260,11 +268,12 @@ class MemosSqlite:
 
     def _bounded(self, read: int, table: str) -> None:
         if read >= MAX_ROWS:
+            shown = f"{MAX_ROWS:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
             raise SourceError(
                 Text(
                     "%(file)s: over %(limit)s rows in its %(table)s table, more than one import takes",
                     file=self.label,
-                    limit=MAX_ROWS,
+                    limit=shown,
                     table=table,
                 )
             )
@@ -275,6 +284,12 @@ class MemosSqlite:
             cursor = self._db.execute(sql)
             while batch := cursor.fetchmany(256):
                 yield from batch
+        except sqlite3.Error as error:
+            raise _refused(error, self.label, reading=True) from None
+
+    def _one(self, sql: str, *params: Any) -> tuple[Any, ...]:
+        try:
+            return tuple(self._db.execute(sql, params).fetchone())
         except sqlite3.Error as error:
             raise _refused(error, self.label, reading=True) from None
 
@@ -340,25 +355,37 @@ class MemosSqlite:
                 for m, u in self._query("SELECT memo_id, user_id FROM memo_organizer WHERE pinned = 1")
             }
         rows: list[MemosRow] = []
-        characters = 0
+        held = 0  # characters of content kept in `rows`
+        # The rowids in order first, then each row by its rowid: SQLite sorts whole result rows in
+        # memory, and sorting the contents with it held 535 MB for 2,600 rows of 50,001 emoji.
         # Column names from the fixed list above (never from the file's data): not an injection.
-        for row in self._each(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
-            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw, whole = row
+        one = f"SELECT {', '.join(pick)} FROM memo WHERE rowid = ?"  # noqa: S608
+        for (rowid,) in self._each("SELECT rowid FROM memo ORDER BY created_ts, id"):
             if len(rows) >= MAX_MEMOS:
+                shown = f"{MAX_MEMOS:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
                 raise SourceError(
                     Text(
                         "%(file)s: over %(limit)s memos (of all its users), more than one import takes",
                         file=self.label,
-                        limit=MAX_MEMOS,
+                        limit=shown,
                     )
                 )
-            characters += len(content) if isinstance(content, str | bytes) else 0
-            if characters > MAX_TEXT_CHARACTERS:
+            row = self._one(one, rowid)
+            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw, whole = row
+            text = _lenient_text(content) if isinstance(content, bytes) else str(content or "")
+            cut_from = _integer(whole, self.label) if whole is not None else None
+            if cut_from is None and len(text) >= characters:  # whole, but as long as the caller's cut
+                cut_from = len(text)
+            if cut_from is not None:  # to be skipped as too long: only its start is kept
+                text = text[:_PREVIEW_CHARACTERS]
+            held += len(text)
+            if held > MAX_TEXT_CHARACTERS:
+                shown = f"{MAX_TEXT_CHARACTERS:,}"  # (outside the Text call, for Babel)
                 raise SourceError(
                     Text(
                         "%(file)s: its memos hold over %(limit)s characters, more than one import takes",
                         file=self.label,
-                        limit=MAX_TEXT_CHARACTERS,
+                        limit=shown,
                     )
                 )
             ident, creator = _number(ident, self.label, "memo.id"), _number(creator, self.label, "memo.creator_id")
@@ -370,12 +397,12 @@ class MemosSqlite:
                     created_ts=_integer(created, self.label),
                     updated_ts=_integer(updated, self.label),
                     row_status=str(status),
-                    content=_lenient_text(content) if isinstance(content, bytes) else str(content or ""),
+                    content=text,
                     visibility=str(visibility or "PRIVATE"),
                     pinned=bool(pin) or (ident, creator) in pinned,
                     tags=tuple(_json_tags(tags)) + tuple(_json_tags(payload, "tags")),
                     not_utf8=isinstance(raw, bytes) and not _is_utf8(raw),
-                    cut_from=None if whole is None else _integer(whole, self.label),
+                    cut_from=cut_from,
                 )
             )
         return rows
@@ -411,6 +438,7 @@ class MemosSqlite:
         )
         sql = f"SELECT {picked}, blob IS NOT NULL FROM {_quoted(self.attachment_table)} ORDER BY id"  # noqa: S608
         found: list[AttachmentRow] = []
+        held = 0  # characters of names, paths and links kept in `found`
         for (
             ident,
             ref_id,
@@ -426,6 +454,17 @@ class MemosSqlite:
             has_blob,
         ) in self._each(sql):
             self._bounded(len(found), "attachment")
+            held += sum(len(str(text or "")) for text in (ref_id, name, kind, store, ref, internal_path, link))
+            if held > MAX_FILE_ROW_CHARACTERS:
+                shown = f"{MAX_FILE_ROW_CHARACTERS:,}"  # (outside the Text call, for Babel)
+                raise SourceError(
+                    Text(
+                        "%(file)s: its file rows hold over %(limit)s characters of names and paths, more than one"
+                        " import takes",
+                        file=self.label,
+                        limit=shown,
+                    )
+                )
             store = (
                 str(store or "").upper().removeprefix("ATTACHMENT_STORAGE_TYPE_").removeprefix("RESOURCE_STORAGE_TYPE_")
             )
