@@ -537,3 +537,31 @@ def test_a_freed_worker_goes_to_the_queued_user_holding_the_fewest(monkeypatch: 
     order, refused = asyncio.run(body())
     assert order == ["u3"]
     assert isinstance(refused, RateLimited) and refused.message.startswith("every sandbox is busy; retry after")
+
+
+def test_no_call_starts_after_the_runs_wall_time(pool):
+    """A batch of slow calls awaited together: the calls left when the wall time runs out are
+    refused unrun, and the checkpoint stands. Before: every call of the batch ran, one after the
+    other, past the wall time and past the kill's grace (a 1 s run took 4.8 s and started 12 of
+    its 16 calls late), and the checkpoint was lost."""
+    starts: list[float] = []
+
+    async def slow(name: str, arguments: str) -> str:
+        starts.append(time.monotonic())
+        await asyncio.sleep(0.3)
+        return json.dumps({"data": 1})
+
+    async def body() -> tuple[sandbox.Outcome, float]:
+        await _warm(pool)
+        started = time.monotonic()
+        outcome = await run_program(
+            "checkpoint('before'); await Promise.all(Array.from({length: 16}, () => mesq.x({}))); return 'all'",
+            user="u1", reach=["x"], known=["x"], context=CONTEXT, host=slow,
+            frame_full=lambda name, used, limit: "full", timeout_s=1, memory_bytes=32 << 20, max_output_chars=1000,
+        )  # fmt: skip
+        assert all(start - started < 1.0 for start in starts), [round(start - started, 2) for start in starts]
+        return outcome, time.monotonic() - started
+
+    outcome, took = asyncio.run(body())
+    assert len(starts) <= 4 and took < 1.0 + sandbox.GRACE_S, (len(starts), took)
+    assert outcome.stopped == "time" and outcome.result_json == '"before"', outcome
