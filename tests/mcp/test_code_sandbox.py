@@ -565,3 +565,13 @@ def test_no_call_starts_after_the_runs_wall_time(pool):
     outcome, took = asyncio.run(body())
     assert len(starts) <= 4 and took < 1.0 + sandbox.GRACE_S, (len(starts), took)
     assert outcome.stopped == "time" and outcome.result_json == '"before"', outcome
+
+
+def test_a_checkpoint_read_before_a_memory_stop_is_the_result(pool):
+    """docs/contract.md §11: on a memory stop `result` is the last checkpoint. The worker had read
+    it at the call (it was already in Python) and dropped it at the stop: no result at all."""
+    code = "checkpoint({step: 1}); await mesq.x({}); const a = []; for (;;) a.push(new Array(10000).fill(1.5));"
+    outcome = asyncio.run(go(code, memory_mb=16))
+    assert outcome.stopped == "memory" and outcome.result_json is not None, outcome
+    assert json.loads(outcome.result_json) == {"step": 1}
+    assert asyncio.run(go("return 'after'")).result_json == '"after"'  # a fresh worker answers

@@ -472,8 +472,9 @@ def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
     except Exception:  # a fault in the worker is the run's report, not a crash; no internal name leaks
         end["thrown"] = "the sandbox failed and the run was stopped"
     if end["stopped"] == "memory" or racer.was_hard_memory_limit_reached():
+        # The isolate is not read again (that could need the memory that ran out); the last
+        # checkpoint read at a call is already here and is the result (docs/contract.md §11).
         end["stopped"] = "memory"
-        kept = None  # reading it could need the memory that ran out
     else:
         racer.close()
     # After a stop the process is not reused: V8 may still be busy in the stopped code (above)
