@@ -575,3 +575,25 @@ def test_a_checkpoint_read_before_a_memory_stop_is_the_result(pool):
     assert outcome.stopped == "memory" and outcome.result_json is not None, outcome
     assert json.loads(outcome.result_json) == {"step": 1}
     assert asyncio.run(go("return 'after'")).result_json == '"after"'  # a fresh worker answers
+
+
+def test_answers_a_script_does_not_keep_do_not_use_up_its_memory(pool):
+    """Forty 1 MB answers awaited one after another and dropped fit a 16 MB heap. Before, each
+    answer was compiled into the source of the evaluation that settles it, and V8's compilation
+    cache kept every such source: the 11th answer was a memory stop (the 8th of 5 MB under 64 MB;
+    on `mesq serve`, a loop reading one 10 MB attachment stopped at its 6th read under 128 MB)."""
+    answer = json.dumps({"data": {"content": "y" * 1_000_000}})
+
+    async def large(name: str, arguments: str) -> str:
+        return answer
+
+    code = "let n = 0; for (let i = 0; i < 40; i++) n += (await mesq.x({})).data.content.length; return n"
+
+    async def body() -> sandbox.Outcome:
+        return await run_program(
+            code, user="u1", reach=["x"], known=["x"], context=CONTEXT, host=large,
+            frame_full=lambda name, used, limit: "full", timeout_s=20, memory_bytes=16 << 20, max_output_chars=1000,
+        )  # fmt: skip
+
+    outcome = asyncio.run(body())
+    assert outcome.stopped is None and outcome.result_json == str(40 * 1_000_000), outcome
