@@ -465,3 +465,38 @@ def test_a_worker_whose_code_sits_in_a_private_folder_still_loads_its_filter(tmp
     )
     applied = json.loads(done.stdout)
     assert applied == {"user": "nobody", "filter": True, "notices": []}, (applied, done.stderr[-2000:])
+
+
+def memo_count(server: LiveServer, token: str) -> int:
+    listed = httpx.get(f"{server.base_url}/api/toolkit/memo", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert listed.status_code == 200, listed.text
+    return int(listed.json()["data"]["page"]["totalCount"])
+
+
+def test_a_run_whose_client_went_away_stops_writing_and_frees_the_users_workers(live_server):
+    """The agent (or the person pressing stop) abandons two long runs after a second: the client
+    closes each request's stream, which is the 2026 protocol's cancellation. Before: both runs
+    went on for their whole 30 s, still writing memos, and the user's next run was refused
+    RATE_LIMITED ("at most 2 run_code runs per user at once; retry after 28 s")."""
+    writer = live_server.account("abandoner", scopes="memo:read,memo:write")
+    ticking = "for (;;) { await mesq.create_memo({content: 'tick #abandoned'}); }"
+
+    async def body() -> tuple[dict[str, Any], float, list[int]]:
+        async def abandoned() -> None:
+            async with connect(live_server, writer.token) as client:
+                with anyio.move_on_after(1.0):
+                    await call(client, "run_code", {"code": ticking, "timeoutMs": 30_000, "maxCalls": 200})
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(abandoned)
+            group.start_soon(abandoned)
+        counts = [memo_count(live_server, writer.token)]
+        await anyio.sleep(1.5)
+        counts.append(memo_count(live_server, writer.token))
+        async with connect(live_server, writer.token) as client:
+            answer, seconds, _ = await call(client, "run_code", {"code": "return 'next'"})
+        return answer, seconds, counts
+
+    answer, seconds, counts = anyio.run(body)
+    assert counts[0] > 0 and counts[1] - counts[0] <= 2, counts  # at most each run's call in flight
+    assert answer.get("data", {}).get("result") == "next" and seconds < 3.0, (answer, seconds)

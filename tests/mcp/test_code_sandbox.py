@@ -537,3 +537,63 @@ def test_a_freed_worker_goes_to_the_queued_user_holding_the_fewest(monkeypatch: 
     order, refused = asyncio.run(body())
     assert order == ["u3"]
     assert isinstance(refused, RateLimited) and refused.message.startswith("every sandbox is busy; retry after")
+
+
+def test_no_call_starts_after_the_runs_wall_time(pool):
+    """A batch of slow calls awaited together: the calls left when the wall time runs out are
+    refused unrun, and the checkpoint stands. Before: every call of the batch ran, one after the
+    other, past the wall time and past the kill's grace (a 1 s run took 4.8 s and started 12 of
+    its 16 calls late), and the checkpoint was lost."""
+    starts: list[float] = []
+
+    async def slow(name: str, arguments: str) -> str:
+        starts.append(time.monotonic())
+        await asyncio.sleep(0.3)
+        return json.dumps({"data": 1})
+
+    async def body() -> tuple[sandbox.Outcome, float]:
+        await _warm(pool)
+        started = time.monotonic()
+        outcome = await run_program(
+            "checkpoint('before'); await Promise.all(Array.from({length: 16}, () => mesq.x({}))); return 'all'",
+            user="u1", reach=["x"], known=["x"], context=CONTEXT, host=slow,
+            frame_full=lambda name, used, limit: "full", timeout_s=1, memory_bytes=32 << 20, max_output_chars=1000,
+        )  # fmt: skip
+        assert all(start - started < 1.0 for start in starts), [round(start - started, 2) for start in starts]
+        return outcome, time.monotonic() - started
+
+    outcome, took = asyncio.run(body())
+    assert len(starts) <= 4 and took < 1.0 + sandbox.GRACE_S, (len(starts), took)
+    assert outcome.stopped == "time" and outcome.result_json == '"before"', outcome
+
+
+def test_a_checkpoint_read_before_a_memory_stop_is_the_result(pool):
+    """docs/contract.md §11: on a memory stop `result` is the last checkpoint. The worker had read
+    it at the call (it was already in Python) and dropped it at the stop: no result at all."""
+    code = "checkpoint({step: 1}); await mesq.x({}); const a = []; for (;;) a.push(new Array(10000).fill(1.5));"
+    outcome = asyncio.run(go(code, memory_mb=16))
+    assert outcome.stopped == "memory" and outcome.result_json is not None, outcome
+    assert json.loads(outcome.result_json) == {"step": 1}
+    assert asyncio.run(go("return 'after'")).result_json == '"after"'  # a fresh worker answers
+
+
+def test_answers_a_script_does_not_keep_do_not_use_up_its_memory(pool):
+    """Forty 1 MB answers awaited one after another and dropped fit a 16 MB heap. Before, each
+    answer was compiled into the source of the evaluation that settles it, and V8's compilation
+    cache kept every such source: the 11th answer was a memory stop (the 8th of 5 MB under 64 MB;
+    on `mesq serve`, a loop reading one 10 MB attachment stopped at its 6th read under 128 MB)."""
+    answer = json.dumps({"data": {"content": "y" * 1_000_000}})
+
+    async def large(name: str, arguments: str) -> str:
+        return answer
+
+    code = "let n = 0; for (let i = 0; i < 40; i++) n += (await mesq.x({})).data.content.length; return n"
+
+    async def body() -> sandbox.Outcome:
+        return await run_program(
+            code, user="u1", reach=["x"], known=["x"], context=CONTEXT, host=large,
+            frame_full=lambda name, used, limit: "full", timeout_s=20, memory_bytes=16 << 20, max_output_chars=1000,
+        )  # fmt: skip
+
+    outcome = asyncio.run(body())
+    assert outcome.stopped is None and outcome.result_json == str(40 * 1_000_000), outcome

@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
+import anyio
 import pydantic_core
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -618,13 +619,15 @@ class McpEndpoint:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        started = False
+        started = answered = False
         # A rate-limited message is answered in the body by its handler (limits.py); the header
         # says the same to a client that reads headers first.
         wait = retry_after(scope[SCOPE_KEY].rate_limited)
 
         async def send_private(message: Message) -> None:
-            nonlocal started
+            nonlocal started, answered
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                answered = True
             if message["type"] == "http.response.start":
                 started = True
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
@@ -640,10 +643,26 @@ class McpEndpoint:
         sdk_send = self.list_memo.recording(listing, send_private) if listing is not None else send_private
         try:
             manager = await self.managers.manager()
-            await manager.handle_request(scope, replay, sdk_send)
+            async with anyio.create_task_group() as group:
+                # The client closing the request's stream cancels it (the 2026 protocol's
+                # cancellation; in this stateless JSON mode nobody could read the answer anyway):
+                # a run_code run stops and frees its worker instead of writing on for its whole
+                # wall time. A tool's call already in its thread still finishes whole.
+                group.start_soon(_cancel_on_disconnect, receive, group.cancel_scope, lambda: answered)
+                await manager.handle_request(scope, replay, sdk_send)
+                group.cancel_scope.cancel()
         except Exception as exc:
             if started:  # the answer is on its way: nothing left to tell the client
                 logger.exception("mcp transport failed after responding", extra={"traceId": trace_id})
                 return
             response: Response = internal_failure(exc, trace_id)
             await response(scope, receive, send)
+
+
+async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope, answered: Callable[[], bool]) -> None:
+    """Cancel `scope` when the client goes away before the answer is sent (the body was read
+    already: what `receive` reports next is the disconnect)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    if not answered():
+        scope.cancel()

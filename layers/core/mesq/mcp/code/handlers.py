@@ -144,6 +144,7 @@ class Run:
         self.run_id = new_run_id()
         self.principal = replace(state.principal, run_id=self.run_id)
         self.budget: dict[str, Any] | None = None
+        self.started = time.monotonic()
 
     def limit_calls_to_rate_share(self) -> None:
         """At most half of what the credential has left of this minute's tool calls (one read)."""
@@ -155,7 +156,7 @@ class Run:
         # A script sent while `mesq serve` warms search up waits for it first: the warm-up's
         # loads are the server's start, not the script's wall time (a no-op otherwise).
         await run_sync(self.state.services.search.wait_until_warm, WARM_UP_WAIT_S)
-        started = time.monotonic()
+        started = self.started = time.monotonic()
         outcome = await run_program(
             source,
             user=self.state.principal.user_id,
@@ -164,6 +165,7 @@ class Run:
             context=context,
             host=self.host,
             frame_full=self.frame_full,
+            time_up=self.time_up,
             timeout_s=self.budgets.timeout_ms / 1000,
             memory_bytes=self.budgets.memory_mb * 1024 * 1024,
             max_output_chars=self.budgets.max_output_chars,
@@ -236,6 +238,15 @@ class Run:
         return (
             f"the answers of the calls awaited together would pass {round(limit / 2**20)} MB, so this call and "
             f"the rest of its batch were not run; await fewer large reads at once and return what you need"
+        )
+
+    def time_up(self, name: str) -> str:
+        """A call left unrun: the run's wall time ran out before it could start."""
+        self.reached("time", round((time.monotonic() - self.started) * 1000), self.budgets.timeout_ms)
+        self.log.add(f"{name[:MAX_LOGGED_NAME]} refused: time budget")
+        return (
+            f"the time budget of {self.budgets.timeout_ms} ms per run ran out before this call started, so it was not "
+            f"run; return what you have and continue in a new run"
         )
 
     def envelope(self, name: str, arguments: str) -> dict[str, Any]:

@@ -62,6 +62,13 @@ Host = Callable[[str, str], Awaitable[str]]
 #: (tool name, the batch's answer bytes with this call's, the cap) -> the refusal's text, when a
 #: call's answer would take its batch's answers over the frame cap (the host records the budget).
 FrameFull = Callable[[str, int, int], str]
+#: (tool name) -> the refusal's text, when a call would start after the run's wall time (the
+#: host records the budget).
+TimeUp = Callable[[str], str]
+
+
+def _time_up(name: str) -> str:
+    return "the run's time budget ran out before this call started, so it was not run"
 
 
 def available() -> bool:
@@ -85,6 +92,7 @@ async def run_program(
     host: Host,
     frame_full: FrameFull,
     timeout_s: float,
+    time_up: TimeUp = _time_up,
     memory_bytes: int,
     max_output_chars: int,
 ) -> Outcome:
@@ -99,7 +107,9 @@ async def run_program(
     worker = await POOL.acquire(user, deadline, max_wait_s=timeout_s / 2)
     timeout_s -= worker.waited_s
     reusable = False
-    answers = _Answers(host, frame_full)
+    # No call starts after the wall time: a batch's calls run one after another, and the worker
+    # cannot stop the host while it waits for their answers.
+    answers = _Answers(host, frame_full, time_up, time.monotonic() + timeout_s)
     try:
         outcome, reusable = await _drive(
             worker,
@@ -158,11 +168,14 @@ class _Answers:
     size is counted answer by answer, and once the next answer would take the frame over its cap
     that call and the rest of the batch are refused (BudgetExceeded in the script, the `output`
     budget in the report) without being run. Sixteen 13 MB reads are never held at once: at most a
-    frame's worth is."""
+    frame's worth is. A call that would start after the run's wall time (`stop_at`) is refused
+    unrun too (the `time` budget): a write never lands after the run was due to stop."""
 
-    def __init__(self, host: Host, frame_full: FrameFull) -> None:
+    def __init__(self, host: Host, frame_full: FrameFull, time_up: TimeUp, stop_at: float) -> None:
         self.host = host
         self.frame_full = frame_full
+        self.time_up = time_up
+        self.stop_at = stop_at
 
     async def frame(self, calls: Any) -> list[bytes]:
         """The `{"answers": [...]}` frame of one batch, as the parts to write in turn."""
@@ -176,8 +189,11 @@ class _Answers:
                     and isinstance(call[1], str) and isinstance(call[2], str)):  # fmt: skip
                 raise WorkerGone("the worker sent a malformed call")
             call_id, name, arguments = call
-            answer = None if full else await self._answer(call_id, name, arguments)
-            if answer is None or size + len(answer) + 1 > ANSWERS_BYTES:
+            late = not full and time.monotonic() >= self.stop_at
+            answer = None if full or late else await self._answer(call_id, name, arguments)
+            if late:
+                answer = _encoded([call_id, False, self.time_up(name)])
+            elif answer is None or size + len(answer) + 1 > ANSWERS_BYTES:
                 used = size + (len(answer) if answer is not None else 0)
                 full = True
                 answer = _encoded([call_id, False, self.frame_full(name, used, ANSWERS_BYTES)])

@@ -70,6 +70,11 @@ CROSSING_WIDTH = 2
 CROSSING_SLACK = 1024
 #: What one last read of the checkpoint may take after a time stop.
 FINAL_POLL_S = 0.2
+#: Answers are settled by evaluations whose source holds their text, and V8's compilation cache
+#: keeps every source it compiled: past this many characters of answers, the isolate is told
+#: memory is low (a full collection that also empties that cache). Without it, answers a script
+#: dropped still filled its heap (the 11th 1 MB answer under 16 MB was a memory stop).
+SETTLED_CHARS_BEFORE_COLLECTING = 1024 * 1024
 _HEADER = struct.Struct(">I")
 
 #: Globals removed before the program runs: timers (mini-racer installs a `setTimeout`) would
@@ -415,6 +420,7 @@ def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
     racer.set_hard_memory_limit(int(job["memoryBytes"]))
     returned: tuple[str, int] | None = None
     kept: tuple[str, int] | None = None
+    settled = 0  # characters of answers settled since the compilation cache was last emptied
 
     def evaluate(code: str, left: float | None = None) -> Any:
         left = deadline - time.monotonic() if left is None else left
@@ -451,6 +457,10 @@ def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
             channel.send({"calls": [list(call) for call in calls]})
             for call_id, ok, text in _answers(channel.receive()):
                 evaluate(f"__mesqBridge.settle({call_id}, {'true' if ok else 'false'}, {json.dumps(text)}); 0")
+                settled += len(text)
+            if settled >= SETTLED_CHARS_BEFORE_COLLECTING:
+                racer.low_memory_notification()
+                settled = 0
     except (JSTimeoutException, JSOOMException) as stop:
         # The hard limit's stop can surface as a timeout (V8 is terminated while collecting), so
         # the isolate is asked which one it was, whatever the program was awaiting.
@@ -472,8 +482,9 @@ def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
     except Exception:  # a fault in the worker is the run's report, not a crash; no internal name leaks
         end["thrown"] = "the sandbox failed and the run was stopped"
     if end["stopped"] == "memory" or racer.was_hard_memory_limit_reached():
+        # The isolate is not read again (that could need the memory that ran out); the last
+        # checkpoint read at a call is already here and is the result (docs/contract.md §11).
         end["stopped"] = "memory"
-        kept = None  # reading it could need the memory that ran out
     else:
         racer.close()
     # After a stop the process is not reused: V8 may still be busy in the stopped code (above)
