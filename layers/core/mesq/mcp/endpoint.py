@@ -340,6 +340,7 @@ class McpEndpoint:
         if read.large:
             upload = await self._upload_call(read, legacy)
             body, call_arguments = upload.slim_body, upload.arguments
+        calls: list[tuple[str | None, str | None]] = [(header_method, target)] if header_method else []
         if legacy is not None:
             calls = _calls(legacy)
             limited = await self._rate_limit(principal, calls, read_buckets)
@@ -362,6 +363,7 @@ class McpEndpoint:
             language=requested_language(request.headers.get("accept-language")),
             call_arguments=call_arguments,
             base_url=instance_url(request, self.services),
+            cancel_on_disconnect=any(method == "tools/call" and name in _RUN_LONG for method, name in calls),
         )
         return state, body, legacy
 
@@ -643,6 +645,9 @@ class McpEndpoint:
         sdk_send = self.list_memo.recording(listing, send_private) if listing is not None else send_private
         try:
             manager = await self.managers.manager()
+            if not scope[SCOPE_KEY].cancel_on_disconnect:
+                await manager.handle_request(scope, replay, sdk_send)
+                return
             async with anyio.create_task_group() as group:
                 # The client closing the request's stream cancels it (the 2026 protocol's
                 # cancellation; in this stateless JSON mode nobody could read the answer anyway):
@@ -657,6 +662,11 @@ class McpEndpoint:
                 return
             response: Response = internal_failure(exc, trace_id)
             await response(scope, receive, send)
+
+
+#: The tools whose call may run long enough to be worth cancelling when the client goes away
+#: (a task group per request costs ~0.2 ms of CPU: measured on get_memo, so quick calls skip it).
+_RUN_LONG = frozenset({"run_code"})
 
 
 async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope, answered: Callable[[], bool]) -> None:

@@ -39,6 +39,9 @@ class RequestState:
     #: The buckets each `resources/read` URI of the caller's own attachments was counted in
     #: (`page_image` for an image: a view's thumbnails; limits.counted_buckets).
     read_buckets: Mapping[str, tuple[Bucket, ...]] = field(default_factory=dict)
+    #: A request that may run long (a `run_code` call) is cancelled when its client goes away
+    #: (mcp/endpoint.py); watching costs a task per request, so others are not watched.
+    cancel_on_disconnect: bool = False
     #: The language the request's `Accept-Language` asks for ("" when none): `Call.language`.
     language: str = ""
     #: The arguments of a large upload `tools/call`, parsed by the endpoint in a worker thread;
