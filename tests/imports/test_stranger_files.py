@@ -5,13 +5,15 @@ own comment on another user's memo, a ZIP with two members of one name. Each is 
 from __future__ import annotations
 
 import sqlite3
+import tracemalloc
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from mesq.auth.users import create_user
-from mesq.imports.plan import SourceError
+from mesq.imports.plan import Report, SourceError
 from mesq.memos import store as memo_store
 from mesq.wiring.imports import ImportOptions, import_file
 from mesq.wiring.services import Services
@@ -48,6 +50,16 @@ def test_flomo_rich_text_nested_too_deep_is_a_skipped_card(services: Services, t
     report = import_file(services, user["id"], "flomo", path)
     assert report.imported["memos"] == 1 and report.skipped_count == 1, report.as_dict()
     assert "nested 60" in report.skipped[0][1] and "over the 100" in report.skipped[0][1]
+
+
+def _traced(run: Callable[[], Report]) -> tuple[Report, int]:
+    """What `run` imported and the peak of Python's allocations while it ran (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        report = run()
+        return report, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def _memos(path: Path, memos: list[tuple[object, ...]], relations: list[tuple[object, ...]]) -> Path:
@@ -142,19 +154,12 @@ def test_a_memos_database_of_huge_contents_is_planned_without_holding_them(servi
     for the UTF-8 check) was held until the plan was made: twelve rows of 8 MiB took some 200 MB,
     a 4 GiB database would take the server down. Now a content is read only as far as the limit
     needs, and a longer one is skipped with its real length."""
-    import tracemalloc
-
     huge = "长" * (8 * 1024 * 1024)
     rows = [(1, "ok", 1, "fine #tag")] + [(n, f"big{n}", 1, huge) for n in range(2, 14)]
     path = _memos(tmp_path / "memos_prod.db", rows, [])
     del huge
     user = create_user(services.items, "hugo", "correct horse battery")
-    tracemalloc.start()
-    try:
-        report = import_file(services, user["id"], "memos", path)
-        _current, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    report, peak = _traced(lambda: import_file(services, user["id"], "memos", path))
     assert report.imported["memos"] == 1 and report.skipped_count == 12, report.as_dict()
     assert "8388608 characters, over the memo limit" in report.skipped[0][1], report.skipped
     assert peak < 40 * 1024 * 1024, peak
@@ -212,8 +217,6 @@ def test_a_memos_databases_relations_and_file_rows_are_bounded(
     """memos' relation and attachment rows were all read into lists, each of their texts whole (a
     file name of 8 Mi characters, twelve times, was held until the plan was made): the texts are
     read up to what a name, path or link can use, and the rows past MAX_ROWS refuse the file."""
-    import tracemalloc
-
     from mesq.adapters.imports import memos_sqlite
 
     path = _memos(tmp_path / "memos_prod.db", [(1, "one", 1, "one #a"), (2, "two", 1, "two")], [])
@@ -228,12 +231,9 @@ def test_a_memos_databases_relations_and_file_rows_are_bounded(
     db.close()
     del long_name
     user = create_user(services.items, "jade", "correct horse battery")
-    tracemalloc.start()
-    try:
-        report = import_file(services, user["id"], "memos", path, options=ImportOptions(memos_user="alice"))
-        _current, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    report, peak = _traced(
+        lambda: import_file(services, user["id"], "memos", path, options=ImportOptions(memos_user="alice"))
+    )
     assert report.imported["memos"] == 2 and report.imported["attachments"] == 12, report.as_dict()
     assert peak < 60 * 1024 * 1024, peak
 
@@ -315,20 +315,13 @@ def test_a_memos_database_of_memos_just_over_the_limit_is_not_held(services: Ser
     that start until the plan skipped it: 2,600 rows of 50,001 emoji (a 520 MB database, all of
     them skipped) held 540 MB, 277 MB in Chinese. A row over the limit now keeps only the start a
     link's text needs, and a memo whose comment is over the limit is skipped with its whole length."""
-    import tracemalloc
-
     over = "长" * 50_001
     rows = [(1, "ok", 1, "fine #tag"), (2, "answered", 1, "问题"), (3, "reply", 1, "答" * 60_000)]
     rows += [(n, f"big{n}", 1, over) for n in range(4, 604)]
     path = _memos(tmp_path / "memos_prod.db", rows, [(3, 2, "COMMENT")])
     del over
     user = create_user(services.items, "ivy", "correct horse battery")
-    tracemalloc.start()
-    try:
-        report = import_file(services, user["id"], "memos", path)
-        _current, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    report, peak = _traced(lambda: import_file(services, user["id"], "memos", path))
     assert report.imported["memos"] == 1 and report.skipped_count == 601, report.as_dict()
     skipped = dict(report.skipped)
     assert skipped["memos/big4"] == "50001 characters, over the memo limit of 50000", skipped
