@@ -314,6 +314,15 @@ def next_weekday(now: datetime, zone: str, weekday: int) -> date:
     return today + timedelta(days=(weekday - today.weekday()) % 7)
 
 
+def next_weekly_at(now: datetime, zone: str, weekday: int, hour: int, minute: int) -> date:
+    """The day of a weekly rule's first occurrence at `hour:minute` after `now`: today's only
+    while its time is still ahead (a Monday 09:30 import of "every monday at 9am" starts a week on)."""
+    day = next_weekday(now, zone, weekday)
+    if datetime(day.year, day.month, day.day, hour, minute, tzinfo=ZoneInfo(zone)) <= now:
+        day += timedelta(days=7)
+    return day
+
+
 def todoist_export(folder: Path, now: datetime, projects: int = 4, tasks: int = 260) -> dict[str, ExpectedTask]:
     """`projects` CSV files of `tasks` tasks each (sections, subtasks, priorities, labels, dates in
     English and Chinese, recurring ones, comments); what each root task must become, by title."""
@@ -365,7 +374,7 @@ def todoist_export(folder: Path, now: datetime, projects: int = 4, tasks: int = 
                 date_text, lang, due, rule = (
                     "every monday at 9am",
                     "en",
-                    _at(next_weekday(now, zone, 0), 9, 0, zone),
+                    _at(next_weekly_at(now, zone, 0, 9, 0), 9, 0, zone),
                     "FREQ=WEEKLY;BYDAY=MO",
                 )
             content = " ".join([title, *(f"@{label}" for label in labels)])
