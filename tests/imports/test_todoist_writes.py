@@ -216,6 +216,83 @@ def test_more_text_than_one_import_takes_is_refused_before_a_write(
     assert "B" not in {space["name"] for space in load_state(services.items, user["id"]).spaces.values()}
 
 
+def test_one_projects_text_is_capped_as_its_rows_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text cap was checked once a project's file was read to its end, so one 64 MiB CSV
+    (its comments grown by their headings) planned some 180 Mi characters before its refusal.
+    The cap now holds row by row: past it, no further row is read."""
+    from datetime import UTC, datetime
+
+    from mesq.imports import todoist
+    from mesq.imports.plan import Report
+    from mesq.kernel.i18n import Translator
+
+    monkeypatch.setattr(todoist, "MAX_TEXT_CHARACTERS", 500)
+    real_rows, read = todoist._rows, []
+
+    def counted(file_name: str, data: bytes) -> Any:
+        for found in real_rows(file_name, data):
+            read.append(found[0])
+            yield found
+
+    monkeypatch.setattr(todoist, "_rows", counted)
+    rows = "".join(f"task,task {i} {'x' * 40}\n" for i in range(1_000))
+    with pytest.raises(SourceError) as refused:
+        todoist.plan_todoist(
+            [("Big.csv", ("TYPE,CONTENT\n" + rows).encode())], "u", Report("todoist"), "UTC", datetime.now(UTC),
+            Translator("en"),
+        )  # fmt: skip
+    assert "over 500 characters" in refused.value.message, refused.value.message
+    assert len(read) < 20, len(read)
+
+
+def test_rows_kept_for_a_projects_notes_are_held_only_up_to_the_notes_limit() -> None:
+    """Rows of an unknown TYPE (and comments on the project) are kept in the first task's notes,
+    which are cut at the notes limit; every one of them was held, then joined into one string,
+    before the cut: 4,000 rows of 2,000 characters held 16 MB twice. Past the limit, no more."""
+    import tracemalloc
+    from datetime import UTC, datetime
+
+    from mesq.imports.plan import Report
+    from mesq.imports.todoist import plan_todoist
+    from mesq.kernel.i18n import Translator
+    from mesq.todos import model
+
+    unknown = "".join(f"odd,row {i} {'y' * 2_000}\n" for i in range(4_000))
+    data = ("TYPE,CONTENT\ntask,first\n" + unknown).encode()
+    tracemalloc.start()
+    try:
+        plan = plan_todoist([("P.csv", data)], "u", Report("todoist"), "UTC", datetime.now(UTC), Translator("en"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    (task,) = plan.spaces[0].columns[0].tasks
+    assert len(task.notes) == model.NOTES_MAX and task.notes.endswith("…"), len(task.notes)
+    assert peak < 12 * 1024 * 1024, peak  # the 8 MB CSV was also held five times as text (40 MB)
+
+
+@pytest.mark.parametrize("at", [5, (1 << 20) - 1, 1 << 20, (3 << 20) + 7])
+def test_a_csv_that_is_not_utf8_is_refused_with_its_first_bad_byte(at: int) -> None:
+    """The file is checked a megabyte at a time (not decoded whole); the offset a person is told
+    is still the file's own, across the slices' edges and after a character cut by one."""
+    from datetime import UTC, datetime
+
+    from mesq.imports.plan import Report
+    from mesq.imports.todoist import plan_todoist
+    from mesq.kernel.i18n import Translator
+
+    head = b"TYPE,CONTENT\ntask,"
+    body = ("中" * ((at + 1_000) // 3 + 1)).encode()
+    data = head + body
+    data = data[:at] + b"\xff" + data[at + 1 :]
+    with pytest.raises(UnicodeDecodeError) as whole:
+        data.decode("utf-8")
+    expected = whole.value.start  # the sequence the byte breaks starts up to two bytes before it
+    assert at - 2 <= expected <= at
+    with pytest.raises(SourceError) as refused:
+        plan_todoist([("P.csv", data)], "u", Report("todoist"), "UTC", datetime.now(UTC), Translator("en"))
+    assert f"(byte {expected})" in refused.value.message, refused.value.message
+
+
 def test_a_second_run_does_not_say_it_imported_shortened_notes(services: Services, tmp_path: Path) -> None:
     """A task whose notes were cut is listed "imported but shortened" when it is written; the
     same file imported again wrote nothing, yet said "nothing new imported; 1 already there; 1

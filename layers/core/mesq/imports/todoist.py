@@ -25,6 +25,7 @@ CONTENT is text: a cell like `=HYPERLINK(...)` or `=cmd|' /C calc'!A0` is a titl
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import posixpath
@@ -32,7 +33,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date, datetime
-from typing import Any
+from typing import Any, NoReturn
 from zoneinfo import ZoneInfo
 
 import dateparser
@@ -177,20 +178,22 @@ def _rows(name: str, data: bytes) -> Iterator[tuple[int, dict[str, str]]]:
                 limit=MAX_CSV_BYTES,
             )
         )
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
+    bad_byte = _first_bad_byte(data)
+    if bad_byte is not None:
         # Todoist writes UTF-8; a CSV saved again by a spreadsheet (Excel: GBK, "Unicode" UTF-16) is not
         raise SourceError(
             Text(
                 "%(file)s: not UTF-8 text (byte %(byte)s). Todoist exports UTF-8; a CSV saved again by a"
                 " spreadsheet may not be: export the project from Todoist again, or save it as CSV UTF-8",
                 file=name,
-                byte=error.start,
+                byte=bad_byte,
             )
-        ) from None
+        )
+    # Decoded as it is read: the whole text in a StringIO held it five times over (a str, then
+    # four bytes a character), some 320 MB for a 64 MiB CSV before its first row.
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
     # strict: a quote left open at the end (a cut file) is an error, not the rows after it swallowed
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True, delimiter=_delimiter(text))
+    reader = csv.reader(text, strict=True, delimiter=_delimiter(data))
     ended = 0  # the line the record read last ended on
     try:
         header = [field.strip().upper() for field in next(reader, [])]
@@ -221,12 +224,26 @@ def _rows(name: str, data: bytes) -> Iterator[tuple[int, dict[str, str]]]:
         raise SourceError(_unreadable_csv(name, ended + 1, str(error)), detail=f"csv: {error}") from None
 
 
-def _delimiter(text: str) -> str:
+def _first_bad_byte(data: bytes) -> int | None:
+    """The offset of the first byte that is not UTF-8, or None: checked a megabyte at a time, so
+    the file is not held a second time as text to find out."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    step = 1 << 20
+    for offset in range(0, len(data), step):
+        try:
+            decoder.decode(data[offset : offset + step], final=offset + step >= len(data))
+        except UnicodeDecodeError as error:
+            # the decoder's position counts from the bytes it kept back from the slice before
+            return max(0, offset - len(decoder.getstate()[0])) + error.start
+    return None
+
+
+def _delimiter(data: bytes) -> str:
     """Todoist writes commas; a spreadsheet that saved the file again may have written semicolons
     (Excel in a German or French locale) or tabs ("Unicode text"): the one that makes the first line
     name TYPE and CONTENT."""
-    end = text.find("\n")
-    first = text if end < 0 else text[:end]
+    end = data.find(b"\n")
+    first = (data if end < 0 else data[:end]).decode("utf-8-sig")
     for candidate in (",", ";", "\t"):
         try:
             names = {field.strip().upper() for field in next(csv.reader([first], delimiter=candidate), [])}
@@ -311,6 +328,10 @@ class _Project:
         self.last: PlannedTask | None = None
         self.seen: dict[tuple[str, ...], int] = {}
         self.orphan_notes: list[str] = []
+        self.orphan_text = 0
+        #: Characters of titles and notes planned so far (an upper bound: `finish` only cuts), so
+        #: the import's text cap is checked as rows are read, not once the project is done.
+        self.text = 0
         #: DATE cells already read, by (phrase, DATE_LANG, zone): a project repeats a few phrases
         #: ("每周一", "tomorrow") over its tasks, and each reading costs ~3 ms of dateparser (a
         #: 19,000-task export took 55 s to plan, its writes 24 s).
@@ -423,6 +444,7 @@ class _Project:
             recurrence=read.rule if parent is None else None,
             label=where,
         )
+        self.text += len(title) + len(notes)
         if parent is None:
             if len(self._current_column().tasks) >= MAX_TASKS_PER_COLUMN:
                 raise SourceError(
@@ -455,6 +477,7 @@ class _Project:
             if len(parent.subtasks) >= model.MAX_SUBTASKS:
                 if len(parent.notes) <= model.NOTES_MAX:  # past it, `finish` cuts them (see `note`)
                     parent.notes = (parent.notes + "\n" if parent.notes else "") + f"- [ ] {title}"
+                    self.text += len(title) + 7
                 self.report.keep(
                     where,
                     Text(
@@ -478,7 +501,7 @@ class _Project:
         indent = row.get("INDENT", "").strip()
         target = self.root if indent == "1" and self.root is not None else self.last
         if target is None:
-            self.orphan_notes.append(comment)
+            self._orphan(comment)
             self.report.keep(self.line_label(line), Text("a comment on the project: kept in the first task's notes"))
             return
         target.comments += 1
@@ -488,11 +511,20 @@ class _Project:
             # of comments on one task took some 20 minutes of a core to plan).
             return
         target.notes = f"{target.notes}\n\n---\n{comment}".strip() if target.notes else comment
+        self.text += len(comment) + 5
+
+    def _orphan(self, text: str) -> None:
+        """Keep `text` for the first task's notes; past NOTES_MAX of them nothing more is held
+        (`finish` would cut it: a CSV of unknown rows was held whole, then joined)."""
+        if self.orphan_text <= model.NOTES_MAX:
+            self.orphan_notes.append(text)
+            self.orphan_text += len(text) + 5
+            self.text += len(text) + 5
 
     def unknown(self, row: dict[str, str], line: int) -> None:
         kind = row.get("TYPE", "").strip()
         text = " | ".join(value.strip() for value in row.values() if value.strip())
-        self.orphan_notes.append(self.say.gettext("Todoist row %(line)s: %(text)s", line=line, text=text))
+        self._orphan(self.say.gettext("Todoist row %(line)s: %(text)s", line=line, text=text))
         self.report.keep(
             self.line_label(line),
             Text("a row of TYPE %(type)s (not a task, section or note) kept in the notes", type=repr(kind)),
@@ -521,6 +553,17 @@ class _Project:
                         planned.notes = planned.notes[: model.NOTES_MAX - 1] + "…"
                         planned.cut = Text("notes past %(limit)s characters were cut", limit=model.NOTES_MAX)
         return self.space
+
+
+def _too_much_text(file_name: str) -> NoReturn:
+    shown = f"{MAX_TEXT_CHARACTERS:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
+    raise SourceError(
+        Text(
+            "%(file)s: its tasks hold over %(limit)s characters, more than one import takes",
+            file=file_name,
+            limit=shown,
+        )
+    )
 
 
 def plan_todoist(
@@ -582,6 +625,8 @@ def plan_todoist(
                 project.note(row, line)
             elif kind or any(value.strip() for value in row.values()):
                 project.unknown(row, line)
+            if characters + project.text > MAX_TEXT_CHARACTERS:  # before any write, as rows are read
+                _too_much_text(file_name)
         plan.spaces.append(project.finish())
         characters += sum(
             len(planned.title) + len(planned.notes)
@@ -590,14 +635,7 @@ def plan_todoist(
             for planned in (task, *task.subtasks)
         )
         if characters > MAX_TEXT_CHARACTERS:  # before the next file is read, and before any write
-            shown = f"{MAX_TEXT_CHARACTERS:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
-            raise SourceError(
-                Text(
-                    "%(file)s: its tasks hold over %(limit)s characters, more than one import takes",
-                    file=file_name,
-                    limit=shown,
-                )
-            )
+            _too_much_text(file_name)
     if not plan.spaces:
         raise SourceError(Text("no Todoist CSV file (TYPE, CONTENT, ...) found"))
     return plan
