@@ -67,7 +67,7 @@ class MemosRow:
     cut_from: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AttachmentRow:
     id: int
     uid: str

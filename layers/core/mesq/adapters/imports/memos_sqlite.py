@@ -52,8 +52,10 @@ MAX_VALUE_BYTES = 2 * MAX_FILE_BYTES
 #: Content one import reads at most, in all (`plan.MAX_TEXT`; a content is read up to
 #: the memo limit, 50,000 characters, so 100,000 rows could be five billion).
 MAX_TEXT_CHARACTERS = MAX_TEXT
-#: Relation and attachment rows one import reads at most (each table), ten a memo.
-MAX_ROWS = 10 * MAX_MEMOS
+#: Relation and attachment rows one import reads at most (each table), three a memo: every row
+#: read is held until the plan is made (a million tiny attachment rows took 540 MB), and an
+#: account keeps at most 100,000 memo attachments anyway (`docs/security.md`).
+MAX_ROWS = 3 * MAX_MEMOS
 #: Names, paths and links of the attachment rows read at most, in all (characters): each is cut
 #: (below), but a million rows of 8,192-character paths would be gigabytes (20,000 of them held
 #: 210 MB). A real row's are some hundred characters; as many as an import's memo text.
