@@ -103,3 +103,12 @@ def test_mcp_says_the_same_sentence(mcp, era):  # noqa: F811
     assert session["error"] == {"code": "VALIDATION_ERROR", "message": f"size: {EMPTY}"}
     blank = client.fails("create_memo_upload_session", {"displayName": " ", "mimeType": "text/plain", "size": 3})
     assert blank["error"] == {"code": "VALIDATION_ERROR", "message": f"displayName: {MISSING}"}
+
+
+def test_a_size_under_a_mib_is_said_in_kib() -> None:
+    """A 900-byte quota read "0.1 MiB (900 bytes)": under a MiB, sizes are said in KiB."""
+    from mesq.attachments.store import mebibytes
+
+    assert [mebibytes(size) for size in (0, 10, 900, 1024, 900 * 1024, 1024**2 - 1, 1024**2, 1024**2 + 1)] == [
+        "0 KiB", "0.1 KiB", "0.9 KiB", "1 KiB", "900 KiB", "1024 KiB", "1 MiB", "1.1 MiB",
+    ]  # fmt: skip

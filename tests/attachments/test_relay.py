@@ -168,7 +168,7 @@ def test_account_quota(make_services, make_account_for):
         )
         assert session.status_code == 413 and "quota" in session.json()["error"]["message"]
         over = relay_upload(client, alice, b"12345")
-        assert over.status_code == 413 and "(6 bytes) of 0.1 MiB (10 bytes) are used" in over.json()["error"]["message"]
+        assert over.status_code == 413 and "(6 bytes) of 0.1 KiB (10 bytes) are used" in over.json()["error"]["message"]
         assert relay_upload(client, alice, b"1234").status_code == 201  # exactly fills it
         assert relay_upload(client, bob, b"1234567890").status_code == 201  # per account
         listed = client.get(RESOURCES, headers=alice.headers).json()["data"]

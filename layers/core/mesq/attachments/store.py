@@ -65,11 +65,13 @@ def read_usage(items: ItemStore, user_id: str) -> tuple[int, int]:
 
 
 def mebibytes(size: int) -> str:
-    """A byte count as people read it in a message: `101 MiB`, `100.5 MiB` (the same in both
-    languages; the exact bytes are said beside it). Rounded up to the tenth: a file a byte over
-    the 100 MiB limit reads 100.1 MiB, never the limit itself."""
-    tenths = -(-size * 10 // 1024**2)  # ceiling division, in whole numbers
-    return f"{tenths / 10:.1f}".removesuffix(".0") + " MiB"
+    """A byte count as people read it in a message: `101 MiB`, `100.5 MiB`, and under a MiB
+    `900 KiB`, `0.9 KiB` (the same in both languages; the exact bytes are said beside it: a
+    small quota read "0.1 MiB (900 bytes)"). Rounded up to the tenth: a file a byte over the
+    100 MiB limit reads 100.1 MiB, never the limit itself."""
+    unit, name = (1024**2, "MiB") if size >= 1024**2 else (1024, "KiB")
+    tenths = -(-size * 10 // unit)  # ceiling division, in whole numbers
+    return f"{tenths / 10:.1f}".removesuffix(".0") + " " + name
 
 
 def check_quota(used: int, size: int, quota: int) -> None:
