@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..archive.words import counted
+from ..kernel.concurrency import out_of_time, stop_requested
+from ..kernel.errors import ServiceUnavailable
 from ..kernel.i18n import Text, Translator
 
 #: The kinds a person picks (CLI `--from`, REST `kind`, Settings → Import).
@@ -90,6 +92,18 @@ class CutShort(SourceError):
     @property
     def refusal(self) -> str:
         return self.message
+
+
+def stop_if_asked() -> None:
+    """Between two writes: the server is stopping (SIGTERM), or the request's time is nearly up
+    (a Lambda invocation's timeout, `kernel.concurrency.finish_within`), so the run ends here, cut
+    short with its report, and the same file imported again completes it."""
+    if stop_requested():
+        raise ServiceUnavailable("the server is stopping")
+    if out_of_time():
+        raise ServiceUnavailable(
+            "this request's time on the server was up (`mesq import` on a computer has no such limit)"
+        )
 
 
 class Unavailable(SourceError):

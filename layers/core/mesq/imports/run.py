@@ -18,14 +18,13 @@ from collections import Counter
 from dataclasses import replace
 
 from ..attachments import store as attachment_store
-from ..kernel.concurrency import stop_requested
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
-from ..kernel.errors import MesqError, ServiceUnavailable
+from ..kernel.errors import MesqError
 from ..kernel.i18n import Text
 from ..kernel.tags import parse_tags
 from ..memos import store as memo_store
 from .memo_writes import write_memo
-from .plan import CutShort, Plan, PlannedTask, Report, SourceError
+from .plan import CutShort, Plan, PlannedTask, Report, SourceError, stop_if_asked
 from .todo_writes import check_planned, write_space, write_tasks
 
 #: The scopes an import writes with (the command line's principal; a caller's own are checked by
@@ -95,13 +94,6 @@ def execute(call: Call, plan: Plan) -> Report:
         raise cut from error
     report.seconds = time.perf_counter() - started
     return report
-
-
-def stop_if_asked() -> None:
-    """Between two writes: the server is stopping (SIGTERM), so the run ends here, cut short, and
-    the same file imported again completes it."""
-    if stop_requested():
-        raise ServiceUnavailable("the server is stopping")
 
 
 def _write(call: Call, plan: Plan, report: Report) -> None:

@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..kernel.concurrency import stop_requested
 from ..kernel.context import Call
-from ..kernel.errors import ServiceUnavailable, ValidationError
+from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Condition, Item, Put, WriteOp
@@ -32,7 +31,7 @@ from ..todos import keys, model, recurrence
 from ..todos.board.tasks import open_column_check
 from ..todos.state import TodoState
 from ..todos.writes import Built, _free_slug, apply, put_new, tag_registrations
-from .plan import PlannedColumn, PlannedSpace, PlannedTask, SourceError
+from .plan import PlannedColumn, PlannedSpace, PlannedTask, SourceError, stop_if_asked
 
 #: Records (root tasks + subtasks) per transaction: with their change records, list sizes and
 #: graph counts well inside the 100 operations of one transaction.
@@ -166,8 +165,7 @@ def write_tasks(
     positions = model.positions_between(None, None, len(column.tasks)) if column.tasks else []
     register_tags(call, [tag for task in column.tasks for record in (task, *task.subtasks) for tag in record.tags])
     for batch in _batches(list(zip(positions, column.tasks, strict=True))):
-        if stop_requested():  # the server is stopping: end between two batches (run.stop_if_asked)
-            raise ServiceUnavailable("the server is stopping")
+        stop_if_asked()  # the server is stopping, or the request's time is up: end between two batches
         ids = [task.task_id for _position, task in batch]
         found = items.batch_get([keys.task_key(user_id, ident) for ident in ids])
         there = {item["id"] for item in found}

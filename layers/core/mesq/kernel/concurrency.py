@@ -20,6 +20,7 @@ import contextlib
 import contextvars
 import functools
 import threading
+import time
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
@@ -34,6 +35,7 @@ _EXECUTOR = ThreadPoolExecutor(max_workers=40, thread_name_prefix="mesq")
 #: shutdown, whose wait for the thread would otherwise last as long as the work.
 _STOP = threading.Event()
 _INLINE: contextvars.ContextVar[bool] = contextvars.ContextVar("mesq_inline_sync_calls", default=False)
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("mesq_work_deadline", default=None)
 
 
 def request_stop() -> None:
@@ -42,6 +44,24 @@ def request_stop() -> None:
 
 def stop_requested() -> bool:
     return _STOP.is_set()
+
+
+@contextlib.contextmanager
+def finish_within(seconds: float | None) -> Iterator[None]:
+    """Within this block (one Lambda invocation, whose timeout ends it abruptly) long work that
+    asks `out_of_time()` between its steps (an import's writes) ends at the first step past
+    `seconds` from now, with its report, instead of being killed mid-run without one. A context
+    variable, like `one_request_at_a_time`: it reaches only the tasks this block starts."""
+    token = _DEADLINE.set(None if seconds is None else time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def out_of_time() -> bool:
+    deadline = _DEADLINE.get()
+    return deadline is not None and time.monotonic() >= deadline
 
 
 @contextlib.contextmanager

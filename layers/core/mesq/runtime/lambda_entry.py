@@ -28,7 +28,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from mangum import Mangum
 from mangum.types import ASGI
 
-from ..kernel.concurrency import one_request_at_a_time
+from ..kernel.concurrency import finish_within, one_request_at_a_time
 from ..kernel.errors import ResponseTooLarge
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -38,6 +38,10 @@ Body = Callable[[dict[str, Any], Any, Metrics], dict[str, Any]]
 NAMESPACE = "MeSQ"
 #: JMESPath to the correlation id of a function fed by SQS (batch size 1) and EventBridge.
 QUEUE_OR_SCHEDULE = "Records[0].messageId || id"
+#: What an invocation keeps of its timeout after long work (an import's writes) stops: for the
+#: step under way (a transaction of 25 tasks, a memo's attachments copied), its report and the
+#: answer. Past the timeout Lambda ends the process, and the person gets API Gateway's 503.
+_ANSWER_MARGIN_SECONDS = 4.0
 #: ... and of a DynamoDB Streams consumer: the batch's first record.
 STREAM_BATCH = "Records[0].eventID"
 #: Libraries whose own log lines (Mangum's "Exception in ASGI application" after a fault, the MCP
@@ -127,7 +131,10 @@ def lambda_handler(app: ASGI, service: str) -> LambdaHandler:
 
     def serve(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
-        with one_request_at_a_time():  # one invocation per execution environment: no worker hop
+        remaining = getattr(context, "get_remaining_time_in_millis", None)
+        work_seconds = float(remaining()) / 1000 - _ANSWER_MARGIN_SECONDS if callable(remaining) else None
+        # one invocation per execution environment: no worker hop; long work stops in time to answer
+        with one_request_at_a_time(), finish_within(work_seconds):
             response: dict[str, Any] = adapter(event, context)
         size = payload_bytes(response)
         if size is not None and size > RESPONSE_PAYLOAD_BYTES - _PAYLOAD_MARGIN:
