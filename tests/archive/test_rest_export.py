@@ -79,8 +79,10 @@ def test_a_memo_only_export_holds_no_todo_and_imports_the_same_memos(
     changes = [line for line in lines if line["sk"].startswith("CHANGE#")]
     assert changes and {change["record"]["kind"] for change in changes} == {"memo"}
     assert manifest["scopes"] == ["memo:read"]
-    [picture] = [line["path"] for line in lines if line["sk"].startswith("MEMOATT#")]
-    assert [n for n in names if n.startswith("blobs/")] == [f"blobs/{picture}"]
+    [picture] = [line for line in lines if line["sk"].startswith("MEMOATT#")]
+    assert [n for n in names if n.startswith("attachments/")] == [
+        f"attachments/memo/{picture['id']}/{picture['displayName']}"
+    ]
     assert any(n.startswith("memos/") for n in names)
 
     # Into a fresh instance: the same memos (and their attachment's bytes), nothing of the board.
@@ -112,8 +114,9 @@ def test_a_todo_only_export_holds_no_memo(instance: tuple[Services, TestClient, 
     }  # fmt: skip
     assert manifest["scopes"] == ["todo:read"] and not [n for n in names if n.startswith("memos/")]
     # Only the todo attachment's bytes travel, not the memo picture.
-    assert [n for n in names if n.startswith("blobs/")] == [f"blobs/{line['path']}" for line in lines
-                                                           if line["sk"].startswith("TODOATT#")]  # fmt: skip
+    assert [n for n in names if n.startswith("attachments/")] == [
+        f"attachments/todo/{line['id']}/{line['displayName']}" for line in lines if line["sk"].startswith("TODOATT#")
+    ]
 
 
 def test_every_read_scope_exports_what_the_cli_exports(
@@ -179,7 +182,7 @@ def test_an_export_holds_only_the_callers_records(instance: tuple[Services, Test
             continue
         lines, _manifest, names = _members(answer.content)
         assert all(alice_id not in json.dumps(line) for line in lines)
-        assert not [n for n in names if n.startswith(("blobs/", "memos/"))]
+        assert not [n for n in names if n.startswith(("attachments/", "memos/"))]
         assert PICTURE not in answer.content and alice_id.encode() not in answer.content
 
 

@@ -168,9 +168,9 @@ def test_round_trip_is_equal_and_idempotent(backends: tuple[Any, Any, Any, Any],
     neutral = [json.dumps(rehome_any(r, source)) for r in archive_records(first) if not _graph_count(r)]
     assert neutral == [json.dumps(rehome_any(r, target)) for r in archive_records(second) if not _graph_count(r)]
     with zipfile.ZipFile(first) as one, zipfile.ZipFile(second) as two:
-        blob_one = [n for n in one.namelist() if n.startswith("blobs/")]
-        blob_two = [n for n in two.namelist() if n.startswith("blobs/")]
-        assert len(blob_one) == len(blob_two) == 2
+        blob_one = [n for n in one.namelist() if n.startswith("attachments/")]
+        blob_two = [n for n in two.namelist() if n.startswith("attachments/")]
+        assert len(blob_one) == len(blob_two) == 2 and blob_one == blob_two  # named alike (ids are kept)
         assert sorted(map(one.read, blob_one)) == sorted(map(two.read, blob_two)) == sorted([PICTURE, PLAN])
 
 
@@ -289,7 +289,7 @@ def test_a_tampered_file_fails_its_checksum(tmp_path: Path) -> None:
     with zipfile.ZipFile(good) as archive, zipfile.ZipFile(bad, "w") as target:
         for name in archive.namelist():
             data = archive.read(name)
-            target.writestr(name, data + b"x" if name.startswith("blobs/") else data)
+            target.writestr(name, data + b"x" if name.startswith("attachments/") else data)
     other_items, other_blobs = _sqlite_pair(tmp_path, "b")
     target_id = create_user(other_items, "bob", "correct horse battery")["id"]
     with pytest.raises(ArchiveError, match=r"checksum does not match|bytes in the archive, not"):

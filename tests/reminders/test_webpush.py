@@ -72,7 +72,7 @@ def test_a_push_decrypts_to_the_reminder_and_carries_the_instances_vapid_signatu
     assert int(push.headers["ttl"]) > 0
     plain = http_ece.decrypt(push.body, private_key=browser_key, auth_secret=auth, version="aes128gcm")
     assert json.loads(plain) == {"title": "Water the plants", "body": "Due 2026-12-03 11:00 (Central European Time)",
-                                 "url": f"{PUBLIC}/todos/tasks/T1", "id": "d-42"}  # fmt: skip
+                                 "url": f"{PUBLIC}/todos/tasks/T1", "id": "d-42", "lang": "en"}  # fmt: skip
 
     # VAPID: the JWT is signed by the instance's key, for the push service's origin
     vapid = instance_vapid(items, sealer, PUBLIC)
@@ -114,3 +114,79 @@ def test_an_ended_subscription_is_a_plain_failure(
                                  attempts=1, reach=Reach(rules, PUBLIC))  # fmt: skip
 
     assert anyio.run(send) == {channel.id: "the browser's subscription has ended; subscribe again"}
+
+
+def _subscription() -> tuple[ec.EllipticCurvePrivateKey, bytes, dict[str, str]]:
+    """A browser's subscription key pair and auth secret, and the channel fields naming them."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    p256dh = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    auth = bytes(range(16))
+    return key, auth, {"p256dh": _b64(p256dh), "auth": _b64(auth)}
+
+
+def test_a_push_speaks_the_users_language_and_says_which_it_is(
+    tmp_path: Path, sealer: LocalKeySealer, push_service: HTTPFake
+) -> None:
+    """An email reminder is in the account's language (Settings → Language, else the browser's at
+    sign-in) and says which (`Content-Language`, `<html lang>`: a mail client picks the Han glyphs
+    by it). A push said none: the service worker's notification was drawn in whatever language
+    the device guessed, a Chinese reminder perhaps in Japanese forms. The push now carries the
+    language's tag (`lang`, as the pages' `<html lang>` and the email say it), which the service
+    worker hands to `showNotification`; its words are the account's language, in a tick as in a
+    test send from the settings page in another language."""
+    from datetime import UTC, datetime, timedelta
+
+    from mesq.auth.users import create_user, set_setting
+    from mesq.jobs.reminder_tick import run_due_reminder_tick
+    from mesq.kernel.timestamps import format_timestamp
+
+    from .conftest import todo_call
+
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    rules = Destinations(allow_loopback=True)
+    soon = datetime.now(UTC) + timedelta(seconds=30)  # after the two accounts are made (argon2)
+    due = datetime(2026, 12, 8, 1, 0, tzinfo=UTC)  # 09:00 in Shanghai
+    browsers = {}
+    for name, language in (("lin", "zh"), ("ann", "en")):
+        user_id = create_user(items, name, "correct horse battery")["id"]
+        set_setting(items, user_id, "language", language)
+        task = todo_call(items, user_id, "create_todo_task", title="给花浇水", timezone="Asia/Shanghai",
+                         due={"type": "datetime", "at": format_timestamp(due)})["task"]  # fmt: skip
+        todo_call(items, user_id, "set_todo_reminders", id=task["id"], expectedRevision=task["revision"],
+                  reminders=[{"type": "absolute", "at": format_timestamp(soon)}])  # fmt: skip
+        key, auth, fields = _subscription()
+        fields["endpoint"] = f"{push_service.base}/push/{name}"
+        channels.add_channel(items, sealer, user_id, "webpush", fields, now_timestamp(), rules)
+        browsers[name] = (user_id, task["id"], key, auth)
+
+    report = run_due_reminder_tick(items, sealer, soon + timedelta(seconds=5), backoff=(0.0,),
+                                   reach=Reach(rules, PUBLIC))  # fmt: skip
+    assert report.delivered == 2 and report.failed == 0, report
+
+    def received(name: str) -> list[dict[str, str]]:
+        _, _, key, auth = browsers[name]
+        pushes = [push for push in push_service.received if push.path == f"/push/{name}"]
+        return [json.loads(http_ece.decrypt(p.body, private_key=key, auth_secret=auth, version="aes128gcm"))
+                for p in pushes]  # fmt: skip
+
+    (zh,) = received("lin")
+    assert {k: zh[k] for k in ("title", "body", "lang")} == {
+        "title": "给花浇水", "body": "截止 2026-12-08 09:00（中国时间）", "lang": "zh-Hans"
+    }  # fmt: skip
+    (en,) = received("ann")
+    assert {k: en[k] for k in ("title", "body", "lang")} == {
+        "title": "给花浇水", "body": "Due 2026-12-08 09:00 (China Time)", "lang": "en"
+    }  # fmt: skip
+
+    # A test send from a page shown in English still speaks the account's own choice.
+    user_id = browsers["lin"][0]
+
+    async def test_send() -> dict[str, str]:
+        async with new_client() as client:
+            return await deliver(items, sealer, user_id, {"type": "test", "id": "t", "task": None}, client=client,
+                                 reach=Reach(rules, PUBLIC), language="en")  # fmt: skip
+
+    assert anyio.run(test_send) == {}
+    test_push = received("lin")[-1]
+    assert test_push["lang"] == "zh-Hans" and test_push["title"] == "MeSQ 测试提醒", test_push
+    assert test_push["url"] == f"{PUBLIC}/settings/reminders"

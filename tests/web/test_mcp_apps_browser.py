@@ -17,7 +17,8 @@ through its read tool; the memo view names attachments by `displayName` and show
 a stored `<script>` and `onerror` in a memo and a task title stay text in every view (nothing runs, no
 element is made, and the view's strict CSP reports no violation: no eval, no inline handler, no fetch);
 axe-core finds no serious or critical violation in any view, light (English) and dark (Chinese: the
-heading and `<html lang>`). Every wait is for
+heading and `<html lang>`); the board and the changes view show moments in the account's zone (from
+the result's `_meta`) in a browser and host of another zone. Every wait is for
 a response or a DOM state, never a fixed sleep."""
 
 from __future__ import annotations
@@ -739,3 +740,37 @@ def test_a_views_document_title_is_in_the_hosts_language(host: Host):
     host.page.evaluate("window.__bridge.setHostContext({theme: 'light', locale: 'zh-CN', displayMode: 'inline'})")
     view.locator("h1", has_text=HEADINGS["board"]["zh-CN"]).wait_for()
     assert host.frame().title() == titles["zh-CN"]
+
+
+def test_the_views_show_moments_in_the_accounts_zone_not_the_browsers(live: tuple[LiveServer, Server], app_bridge: str):
+    """The web pages show every moment in the account's zone (Settings → General); the board and
+    changes views showed them in the host's (the browser's) zone, so a person whose account is in
+    Shanghai, reading in a Los Angeles browser, saw a 20:00 due as 04:00. The two tools whose
+    views show moments now pass the account's zone with their result (`_meta`), and the views use
+    it before the host's and the browser's. An account of its own: its zone is set here."""
+    owner = Server(live[0], live[0].account("zoneowner", scopes="memo:read,memo:write,todo:read,todo:write").token)
+    owner.call("set_time_zone", {"timeZone": "Asia/Shanghai"})
+    due = {"type": "datetime", "at": "2026-12-08T12:00:00Z"}  # 20:00 in Shanghai, 04:00 in Los Angeles
+    task = owner.data("create_todo_task", {"title": "zone check", "due": due})
+    task = task.get("task", task)
+    edit = {"id": task["id"], "expectedRevision": task["revision"], "title": "zone check 2"}
+    owner.call("update_todo_task", edit)
+    board, changes = owner.call("list_todos", {}), owner.call("list_changes", {"recordId": task["id"]})
+    assert board["_meta"]["mesq/timeZone"] == changes["_meta"]["mesq/timeZone"] == "Asia/Shanghai"
+    edited_at = changes["structuredContent"]["data"]["changes"][0]["at"]
+    shown_at = "new Intl.DateTimeFormat(l, {year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit',"
+    shown_at += " minute: '2-digit', timeZone: 'Asia/Shanghai'}).format(new Date(a))"
+    with chromium_page(viewport={"width": 1100, "height": 800}, timezone_id="America/Los_Angeles") as page:
+        host = Host(page, owner, app_bridge)
+        # A host that names the browser's zone in its context, and one that names none.
+        for zone in ({"timeZone": "America/Los_Angeles"}, {}):
+            for locale, said in (("zh-CN", "截止 2026年12月8日 20:00"), ("en-US", "due Dec 8, 2026, 08:00 PM")):
+                view = host.load("board", board, locale=locale, **zone)
+                card = view.locator(f"li.task[data-task-id='{task['id']}']")
+                card.wait_for()
+                assert card.locator(".due").inner_text().replace("\u202f", " ") == said, (zone, locale)
+                view = host.load("changes", changes, locale=locale, **zone)
+                moment = view.locator("li.change time").first
+                moment.wait_for()
+                expected = host.frame().evaluate(f"([l, a]) => {shown_at}", [locale, edited_at])
+                assert moment.inner_text() == expected, (zone, locale, moment.inner_text())

@@ -95,10 +95,10 @@ def test_an_archives_manifest_fault_in_chinese(browser: Callable[..., Browser]) 
     manifest = b'{"format": "mesq-archive", "version": 7, "owner": "u1", "files": {}}'
     archive = _zip({"manifest.json": manifest, "records.jsonl": b""})
     chinese = refused_upload(person, "/settings/import", archive, "mine.zip", ZH, kind="archive")
-    assert "manifest.json：版本 7 不是 1" in chinese
+    assert "manifest.json：版本 7 不是 2" in chinese
     assert "version 7 is not" not in chinese
     english = refused_upload(person, "/settings/import", archive, "mine.zip", EN, kind="archive")
-    assert "manifest.json: version 7 is not 1" in english
+    assert "manifest.json: version 7 is not 2" in english
 
 
 def _report(person: Browser, kind: str, data: bytes, name: str, headers: dict[str, str]) -> Any:

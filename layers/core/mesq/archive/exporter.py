@@ -30,7 +30,7 @@ from ..kernel.timestamps import in_zone, parse_timestamp
 from ..memos.keys import MEMO_PREFIX
 from ..store.paging import walk
 from . import preferences, words
-from .format import BLOB_DIR, FORMAT, MANIFEST, MEMO_DIR, RECORDS, VERSION, carries_blob, covered_by, exported
+from .format import FORMAT, MANIFEST, MEMO_DIR, RECORDS, VERSION, carries_blob, covered_by, exported, member_of
 
 #: A file's manifest entry, compact while the archive is written: (sha256 hex, bytes, contentType).
 _Entry = tuple[str, int, str | None]
@@ -159,7 +159,7 @@ def export_account(
     (a credential's) narrows it to the kinds they may read (format.covered_by); None: all of it."""
     report = ExportReport()
     files: dict[str, _Entry] = {}
-    blob_paths: list[tuple[str, str]] = []  # (path, the name its owner knows it by)
+    blob_paths: list[tuple[str, str, str]] = []  # (blob path, archive member, the name its owner knows it by)
     keep = covered_by(scopes) if scopes is not None else (lambda item: True)
     zone = configured_zone(items, user_id)
     clock: tzinfo = ZoneInfo(zone) if zone else UTC
@@ -178,7 +178,7 @@ def export_account(
                 report.counts[kind] = report.counts.get(kind, 0) + 1
                 report.kinds.update(words.count([item["sk"]]))
                 if carries_blob(item):
-                    blob_paths.append((item["path"], str(item.get("displayName") or item["path"])))
+                    blob_paths.append((item["path"], member_of(item), str(item.get("displayName") or item["path"])))
             files[RECORDS] = sink.entry()
         # A second pass over the memos (a zip takes one member at a time): one Markdown page each.
         memos = walk(items, user_partition(user_id), prefix=MEMO_PREFIX) if keep({"sk": MEMO_PREFIX}) else iter(())
@@ -188,21 +188,20 @@ def export_account(
                 page = _Hashing(memo)
                 page.write(memo_markdown(item, zone).encode())
                 files[name] = page.entry()
-        for path, name in blob_paths:
+        for path, member_name, name in blob_paths:
             info = blobs.head(path)
             if info is None:
                 report.missing_blobs.append(name)
                 continue
-            name = BLOB_DIR + path
             try:
-                with archive.open(dated(name), "w", force_zip64=True) as member:
+                with archive.open(dated(member_name), "w", force_zip64=True) as member:
                     sink = _Hashing(member)
                     for chunk in blobs.stream(path):
                         sink.write(chunk)
             except BlobNotFound:
                 report.missing_blobs.append(name)
                 continue
-            files[name] = sink.entry(info.content_type)
+            files[member_name] = sink.entry(info.content_type)
             report.blobs += 1
             report.blob_bytes += sink.size
         head: dict[str, Any] = {

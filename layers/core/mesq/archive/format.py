@@ -4,7 +4,9 @@ id is carried, and the checks every record line passes before an import writes a
 An archive is a ZIP file (docs/archive.md):
 
 - `records.jsonl`: one stored item per line (`{"pk", "sk", ...}` exactly as the store holds it);
-- `blobs/<blob path>`: the bytes of every attachment a record names (`path`);
+- `attachments/<memo|todo>/<attachment id>/<file name>`: the bytes of every attachment a record
+  names, under the name its owner gave it (`attachment_member`; archives of version 1 held them
+  at `blobs/<blob path>`, which an import still reads);
 - `memos/<memoId>.md`: each memo as Markdown with YAML front matter (for people; import ignores it);
 - `manifest.json`, written last: format, version, source owner, counts and a SHA-256 per file.
 """
@@ -12,6 +14,7 @@ An archive is a ZIP file (docs/archive.md):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
@@ -27,10 +30,16 @@ from ..todos.keys import PREFIX as TODO_PREFIX
 from ..todos.reminder_schedule import INDEX_PREFIX as REMINDER_INDEX_PREFIX
 
 FORMAT = "mesq-archive"
-VERSION = 1
+#: 2: the attachments under `attachments/`, named (1: at `blobs/<blob path>`, unnamed).
+VERSION = 2
+#: The versions an import reads: this one and every earlier one.
+READABLE_VERSIONS = (1, 2)
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
+#: Where version 1 held the attachments (`blobs/<blob path>`); an import still reads it.
 BLOB_DIR = "blobs/"
+#: Where the attachments are (`attachments/<memo|todo>/<id>/<file name>`).
+ATTACHMENT_DIR = "attachments/"
 MEMO_DIR = "memos/"
 #: The longest record line an import accepts (a DynamoDB item is at most 400 KB).
 MAX_LINE_BYTES = 512 * 1024
@@ -118,6 +127,62 @@ def covered_by(scopes: Collection[str]) -> Callable[[Mapping[str, Any]], bool]:
 
 def carries_blob(item: Mapping[str, Any]) -> bool:
     return str(item.get("sk", "")).startswith(BLOB_KINDS) and isinstance(item.get("path"), str)
+
+
+#: The longest file name an attachment gets, in UTF-8 bytes: file systems take 255; the rest is
+#: room for what a file manager adds to a copy (" (2)").
+MAX_FILE_NAME_BYTES = 200
+#: What no file name may hold on one system or another: a path separator, what Windows refuses
+#: (`: * ? " < > |`), control characters.
+_NOT_IN_A_FILE_NAME = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]')
+#: Names Windows keeps for devices, with or without an extension (`CON.txt` is the console too).
+_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(10)), *(f"LPT{n}" for n in range(10))})
+#: An extension: a dot, then letters and digits, at the end of a name.
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
+#: The extension a file without one gets from its type (a table of its own, not the system's
+#: `mimetypes`, so a name never depends on the machine that wrote the archive).
+EXTENSIONS: Mapping[str, str] = {
+    "image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp", "image/heic": ".heic",
+    "image/heif": ".heif", "image/avif": ".avif", "image/svg+xml": ".svg", "image/bmp": ".bmp", "image/tiff": ".tif",
+    "application/pdf": ".pdf", "text/plain": ".txt", "text/markdown": ".md", "text/csv": ".csv", "text/html": ".html",
+    "application/json": ".json", "application/zip": ".zip", "audio/mpeg": ".mp3", "audio/mp4": ".m4a",
+    "audio/x-m4a": ".m4a", "audio/wav": ".wav", "audio/ogg": ".ogg", "audio/webm": ".weba", "video/mp4": ".mp4",
+    "video/quicktime": ".mov", "video/webm": ".webm", "application/msword": ".doc",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
+    "application/vnd.ms-excel": ".xls", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
+    "application/vnd.ms-powerpoint": ".ppt",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
+}  # fmt: skip
+
+
+def attachment_file_name(display_name: Any, mime_type: Any) -> str:
+    """The file name an attachment has in an archive: its display name, made one name every
+    file system takes (a separator, `: * ? " < > |` and control characters as `_`; no leading or
+    trailing dot or space, which hide a file or are dropped by Windows; `_` before a Windows
+    device name; at most MAX_FILE_NAME_BYTES, the extension kept) and, when it has no extension,
+    its type's (`scan` + image/png: `scan.png`), so a double click opens it. `attachment` when
+    nothing is left. A function of the record alone: every export of it says the same."""
+    name = _NOT_IN_A_FILE_NAME.sub("_", str(display_name or "")).strip(" .")
+    if name.partition(".")[0].upper() in _DEVICES:
+        name = "_" + name
+    found = _EXTENSION.search(name)
+    extension = found.group() if found else EXTENSIONS.get(str(mime_type or "").partition(";")[0].strip().lower(), "")
+    stem = name[: found.start()] if found else name
+    budget = MAX_FILE_NAME_BYTES - len(extension.encode())
+    stem = stem.encode()[:budget].decode("utf-8", "ignore").rstrip(" .") or "attachment"
+    return stem + extension
+
+
+def attachment_member(namespace: str, attachment_id: str, display_name: Any, mime_type: Any) -> str:
+    """`attachments/memo/<id>/cat.png`: the archive member of an attachment's bytes, in a folder
+    of its own id, so two files of one name never meet and the import finds it by the record."""
+    return f"{ATTACHMENT_DIR}{namespace}/{attachment_id}/{attachment_file_name(display_name, mime_type)}"
+
+
+def member_of(item: Mapping[str, Any]) -> str:
+    """The archive member of an attachment record's bytes (`carries_blob`), from what it says."""
+    namespace = (attachment_paths.MEMO if str(item["sk"]).startswith(MEMO_FILES) else attachment_paths.TODO).name
+    return attachment_member(namespace, str(item.get("id")), item.get("displayName"), item.get("mimeType"))
 
 
 def owner_markers(user_id: str) -> tuple[str, str]:

@@ -58,14 +58,17 @@ from . import journal, preferences, words
 from .bounded_zip import BoundedZip, Member
 from .counters import rebuild_counters
 from .format import (
+    ATTACHMENT_DIR,
     BLOB_DIR,
     FORMAT,
     MANIFEST,
+    READABLE_VERSIONS,
     RECORDS,
     VERSION,
     ArchiveError,
     covered_by,
     exported,
+    member_of,
     parse_record,
     record_line,
     rehome,
@@ -214,7 +217,7 @@ def _preference_event(manifest: dict[str, Any], prefix: str, event: str, value: 
 def _checked_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
     if manifest.get("format") != FORMAT:
         raise ArchiveError(Text("%(file)s: not a %(format)s manifest", file=MANIFEST, format=FORMAT))
-    if manifest.get("version") != VERSION:
+    if manifest.get("version") not in READABLE_VERSIONS:
         raise ArchiveError(
             Text(
                 "%(file)s: version %(version)s is not %(expected)s",
@@ -250,7 +253,7 @@ def _members(archive: BoundedZip) -> tuple[Member, Member, dict[str, Member]]:
 
     def keep(name: str) -> bool:
         nonlocal blobs_seen
-        if name.startswith(BLOB_DIR):
+        if name.startswith((ATTACHMENT_DIR, BLOB_DIR)):
             blobs_seen += 1
             if blobs_seen > ATTACHMENTS:  # each is held until the records say which they need
                 raise CapExceeded("attachments per archive", ATTACHMENTS, archive.label)
@@ -261,7 +264,7 @@ def _members(archive: BoundedZip) -> tuple[Member, Member, dict[str, Member]]:
     for name in (MANIFEST, RECORDS):
         if name not in wanted:
             raise ArchiveError(Text("%(file)s: missing", file=name))
-    blobs = {name: member for name, member in wanted.items() if name.startswith(BLOB_DIR)}
+    blobs = {name: member for name, member in wanted.items() if name.startswith((ATTACHMENT_DIR, BLOB_DIR))}
     return wanted[MANIFEST], wanted[RECORDS], blobs
 
 
@@ -298,6 +301,7 @@ def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], 
     """Every record rebuilt, the records' checksum, the attachments found and checked. `own`: the
     account's own sort keys; those the archive holds are removed from it."""
     digest = hashlib.sha256()
+    folders = _attachment_folders(blob_members)
     for total, (number, item, stored) in enumerate(_items(archive, user_id, digest.update), start=1):
         if total > RECORDS_TOTAL:
             raise CapExceeded("records per archive", RECORDS_TOTAL, record_line(number))
@@ -309,7 +313,7 @@ def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], 
         if own is not None:
             own.discard(str(item["sk"]))
         if stored is not None and kind in _ATTACHMENT_KINDS:
-            archive.blobs.append(_blob(archive, stored, blob_members, number))
+            archive.blobs.append(_blob(archive, item, stored, (blob_members, folders), number))
             archive.files[str(stored["path"])] = {name: stored[name] for name in _FILE_FIELDS if name in stored}
         elif stored is not None:
             for file in _bound_files(stored):
@@ -320,9 +324,32 @@ def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], 
         _check_blob(archive, blob)
 
 
-def _blob(archive: _Archive, stored: Item, members: dict[str, Member], number: int) -> _Blob:
+def _attachment_folders(members: dict[str, Member]) -> dict[str, list[str]]:
+    """`attachments/<memo|todo>/<id>/` -> the members in it (a named attachment's file)."""
+    folders: dict[str, list[str]] = {}
+    for name in members:
+        if name.startswith(ATTACHMENT_DIR) and name.count("/") == 3:
+            folders.setdefault(name.rpartition("/")[0] + "/", []).append(name)
+    return folders
+
+
+def _blob(
+    archive: _Archive,
+    item: dict[str, Any],
+    stored: Item,
+    present: tuple[dict[str, Member], dict[str, list[str]]],
+    number: int,
+) -> _Blob:
+    """The member of the attachment's bytes: in its id's folder, under the name the archived
+    record `item` gives it (format.member_of), else the one file there (the name is for people:
+    an archive whose records were edited since still finds its files by id), else where
+    version 1 put it (`blobs/<blob path>`)."""
+    members, folders = present
     namespace = _ATTACHMENT_KINDS[kind_of(str(stored["sk"]))]
-    name = BLOB_DIR + attachment_path(archive.owner, str(stored["id"]), namespace)
+    name = member_of(item)
+    if name not in members:
+        alone = folders.get(name.rpartition("/")[0] + "/", [])
+        name = alone[0] if len(alone) == 1 else BLOB_DIR + attachment_path(archive.owner, str(stored["id"]), namespace)
     member = members.get(name)
     if member is None or name not in archive.manifest["files"]:
         raise ArchiveError(

@@ -76,7 +76,7 @@ ARCHIVE_ZIP = ZipCaps()
 #: A ZIP of Markdown notes (archive/markdown_import.py): the reader keeps one small entry per file.
 NOTES_ZIP = ZipCaps(members=100_000, total_bytes=4 * GIB)
 
-#: Members under `blobs/` (attachments): each is indexed, with its manifest entry (~0.5 KB), until
+#: Members under `attachments/` (and version 1's `blobs/`): each is indexed, with its manifest entry (~0.5 KB), until
 #: the records say which are used.
 ATTACHMENTS = 100_000
 #: `manifest.json`: read as a stream (`ijson`), keeping only the entries an import uses.

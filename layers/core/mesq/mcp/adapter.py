@@ -19,6 +19,7 @@ from collections.abc import Collection
 from typing import Any
 
 import mcp_types as types
+from aws_lambda_powertools import Logger
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
@@ -32,9 +33,12 @@ from ..kernel.messages import quoted
 from ..kernel.recorded import Recorded
 from .catalog import Catalog, CatalogTool
 from .limits import rate_bucket
+from .mcp_apps import shows_moments, zone_meta
 from .request_state import RequestState
 from .result import checked_envelope, error_result, internal_envelope, success_envelope, tool_result
 from .visibility import Visibility
+
+logger = Logger(child=True)
 
 
 def not_callable(error: MesqError) -> MCPError:
@@ -139,8 +143,27 @@ async def call_tool(
     if hidden is not None:
         raise not_callable(hidden)
     # Not counted here: the endpoint counted the message in its bucket before the SDK read it.
+    meta: dict[str, Any] | None = None
     if tool.connection_coroutine is not None:
         envelope = await run_tool_async(catalog, state, tool, arguments)
+    elif shows_moments(name):
+        envelope, meta = await run_sync(_run_with_zone, catalog, state, tool, arguments)
     else:
         envelope = await run_sync(run_tool, catalog, state, tool, arguments)
-    return tool_result(envelope, is_error="error" in envelope)
+    return tool_result(envelope, is_error="error" in envelope, meta=meta)
+
+
+def _run_with_zone(
+    catalog: Catalog, state: RequestState, tool: CatalogTool, arguments: dict[str, Any] | None
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """`run_tool`, then (on success, in the same worker) the account's zone for the tool's MCP
+    Apps view (mcp_apps.ZONED_VIEWS), which shows moments in it. A failed zone read costs only
+    that: the result stands, and the view uses the host's zone."""
+    envelope = run_tool(catalog, state, tool, arguments)
+    if "error" in envelope:
+        return envelope, None
+    try:
+        return envelope, zone_meta(state.services.items, state.principal.user_id)
+    except Exception:
+        logger.exception("mcp result: the account's zone could not be read", extra={"traceId": state.trace_id})
+        return envelope, None

@@ -23,6 +23,9 @@ from typing import Any
 import mcp_types as types
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 
+from ..auth.user_zone import configured_zone
+from ..kernel.ports.storage import ItemStore
+
 #: The extension settings MeSQ declares (server capabilities, both eras).
 EXTENSION_SETTINGS: dict[str, dict[str, Any]] = {EXTENSION_ID: {"mimeTypes": [APP_MIME_TYPE]}}
 
@@ -36,6 +39,13 @@ VIEWS: dict[str, str] = {
     "list_changes": "changes",
 }
 
+#: The views that show moments (a due, a change's time): their tools' results carry the account's
+#: own zone in `_meta` (`ZONE_META`), which the views read before the host's `timeZone` and the
+#: browser's, as every web page shows moments in it. Only these: reading the zone is one more
+#: settings read, which the memo and results views would not use.
+ZONED_VIEWS = frozenset({"board", "changes"})
+ZONE_META = "mesq/timeZone"
+
 TITLES = {"board": "MeSQ board", "memo": "MeSQ memo", "results": "MeSQ search results", "changes": "MeSQ changes"}
 URI_PREFIX = "ui://mesq/"
 
@@ -48,6 +58,19 @@ def tool_meta(tool_name: str) -> dict[str, Any] | None:
     """The `_meta` a tool lists: only `ui.resourceUri` (kept tiny: every connection pays it)."""
     view = VIEWS.get(tool_name)
     return {"ui": {"resourceUri": view_uri(view)}} if view is not None else None
+
+
+def shows_moments(tool_name: str) -> bool:
+    """Whether the tool's view shows moments, so its result carries the account's zone."""
+    return VIEWS.get(tool_name) in ZONED_VIEWS
+
+
+def zone_meta(items: ItemStore, user_id: str) -> dict[str, Any] | None:
+    """A result's `_meta` naming the account's zone (one settings read), None when the account
+    has set none: the view then uses the host's zone, else the browser's, as a page uses the
+    browser's. Not shown to the model, and the same with or without the extension."""
+    zone = configured_zone(items, user_id)
+    return {ZONE_META: zone} if zone is not None else None
 
 
 def _asset(name: str) -> str:

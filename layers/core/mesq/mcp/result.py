@@ -37,12 +37,14 @@ def success_envelope(
     return envelope
 
 
-def tool_result(envelope: dict[str, Any], *, is_error: bool) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=_text(envelope))],
-        structured_content=envelope,
-        is_error=is_error,
-    )
+def tool_result(
+    envelope: dict[str, Any], *, is_error: bool, meta: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    """`meta`: the result's `_meta` (not for the model: an MCP Apps view reads it), else none."""
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=_text(envelope))]
+    if meta is None:  # no `_meta` key at all (the wire of every other result stays as it was)
+        return types.CallToolResult(content=content, structured_content=envelope, is_error=is_error)
+    return types.CallToolResult(content=content, structured_content=envelope, is_error=is_error, _meta=meta)
 
 
 def error_result(error: MesqError, trace_id: str) -> types.CallToolResult:

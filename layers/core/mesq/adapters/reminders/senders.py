@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02, VapidException
 
 from ...kernel.errors import ValidationError
-from ...kernel.i18n import DEFAULT_LANGUAGE
+from ...kernel.i18n import DEFAULT_LANGUAGE, LANGUAGE_TAGS
 from ...reminders.channels import Channel
 from ...reminders.headers import one_line
 from ...reminders.message import NTFY_PRIORITY, message_of
@@ -68,9 +68,13 @@ async def send_telegram(channel: Channel, payload: dict[str, Any], context: Send
 
 
 def push_body(payload: dict[str, Any], public_url: str, language: str = DEFAULT_LANGUAGE) -> bytes:
+    """What the service worker shows: the words in the user's language, and that language's tag
+    (`lang`, as the pages' `<html lang>` and an email's `Content-Language` say it), which it hands to
+    `showNotification`: the device picks the Han glyphs (Chinese, not Japanese forms) by it."""
     message = message_of(payload, public_url, language)
-    return json.dumps({"title": message.title, "body": message.due_line,
-                       "url": message.link, "id": payload.get("id")}, ensure_ascii=False).encode()  # fmt: skip
+    tag = LANGUAGE_TAGS.get(message.say.language, LANGUAGE_TAGS[DEFAULT_LANGUAGE])
+    return json.dumps({"title": message.title, "body": message.due_line, "url": message.link,
+                       "id": payload.get("id"), "lang": tag}, ensure_ascii=False).encode()  # fmt: skip
 
 
 async def send_webpush(channel: Channel, payload: dict[str, Any], context: SendContext) -> None:

@@ -84,13 +84,21 @@ var Mesq = (function () {
   /* The SDK sends ui/notifications/size-changed itself (autoResize) as the content grows. */
   var app = new McpExtApps.App({ name: "mesq-" + document.body.getAttribute("data-view"), version: "1" }, {},
     { autoResize: true });
-  var last = null, render = null, shown = null, input = null;
+  var last = null, render = null, shown = null, input = null, account = "";
+  /* The account's own zone, which the board's and changes' tools send in their result's `_meta`
+     (mcp_apps.py ZONE_META; absent while the account has set none): every web page shows moments
+     in it, so a view does too, before the host's zone and the browser's. */
+  function noteZone(result) {
+    var zone = result && result._meta && result._meta["mesq/timeZone"];
+    if (typeof zone === "string" && zone) account = zone;
+  }
   function context() { return app.getHostContext() || {}; }
   function lang() { return /^zh/i.test(context().locale || navigator.language || "") ? "zh" : "en"; }
   function t(key) { return STRINGS[lang()][key] || key; }
   function word(group, value) { return (WORDS[lang()][group] || {})[value] || String(value); }
   function locale() { return lang() === "zh" ? "zh-CN" : (context().locale || "en-US"); }
-  /* A moment in the person's zone (the record's own `zone`, else the host's, else the browser's)
+  /* A moment in the person's zone (the record's own `zone`, else the account's, else the host's,
+     else the browser's)
      and language; a due date stays the calendar date it names. Unparseable text is shown as sent.
      `named`: a record's own zone that is not the reader's is named after the time (`EST`,
      `北美东部标准时间`, as the web pages say it), so a 9:00 in New York is not read as 9:00 here. */
@@ -106,7 +114,7 @@ var Mesq = (function () {
       var moment = new Date(String(at));
       if (isNaN(moment.getTime())) return String(at || "");
       var options = { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
-      var zoned = zone || context().timeZone;
+      var zoned = zone || account || context().timeZone;
       if (zoned) options.timeZone = zoned;
       if (named && zone && zone !== readerZone()) options.timeZoneName = lang() === "zh" ? "long" : "short";
       try { return new Intl.DateTimeFormat(locale(), options).format(moment); } catch (e) {
@@ -116,7 +124,7 @@ var Mesq = (function () {
     } catch (e) { return String(at || date || ""); }
   }
   function readerZone() {
-    try { return context().timeZone || Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return ""; }
+    try { return account || context().timeZone || Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return ""; }
   }
   function applyContext() {
     document.documentElement.setAttribute("data-theme", context().theme === "dark" ? "dark" : "light");
@@ -138,7 +146,7 @@ var Mesq = (function () {
     try { return JSON.parse(result.content[0].text); } catch (e) { return { error: { code: "UNREADABLE" } }; }
   }
   /* Registered before connect(): the host may send the result right after the handshake. */
-  app.ontoolresult = function (result) { last = result; rerender(); };
+  app.ontoolresult = function (result) { last = result; noteZone(result); rerender(); };
   /* The arguments the model called the tool with: a view that reads again (the board after a
      move) asks for the same thing, not for everything. */
   app.ontoolinput = function (params) { input = params && params.arguments || null; };
@@ -163,7 +171,10 @@ var Mesq = (function () {
   /* tools/call through the host; resolves with the MeSQ envelope ({data} or {error}), also when
      the host does not pass the call on, so every view tells the person and gives its button back. */
   function callTool(name, args) {
-    return app.callServerTool({ name: name, arguments: args }).then(envelope, function () {
+    return app.callServerTool({ name: name, arguments: args }).then(function (result) {
+      noteZone(result);  // a board read again says the zone again (the account may have changed it)
+      return envelope(result);
+    }, function () {
       return { error: { code: "DECLINED" } };
     });
   }
