@@ -203,3 +203,36 @@ def test_index_write_paths_on_dynamodb(dynamo_services):  # noqa: F811
     first = run("create_todo_inbox_item", title="a")["item"]
     second = run("create_todo_inbox_item", title="b")["item"]
     assert first["position"] < second["position"]
+
+
+def test_live_subtask_reads_never_fetch_the_trashed_ones(run, reads):
+    """A task's trash has no subtask limit (add and trash, again and again), and its subtask list
+    (GSI2) keeps the trashed ones. `subtasks_of` without `include_deleted` read every id of that
+    list back from the table (a BatchGetItem key each, trashed too) only to drop the trashed: with
+    120 in the trash, adding one subtask, reordering, duplicating or reading the task read 120+
+    records by key. Now the list's own entries say which are live; only those are read by key."""
+    task = run("create_todo_task", title="t")["task"]
+    for n in range(120):
+        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
+        run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
+    live = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"] for i in range(2)]
+    subtask_keys = {todo_keys.task_key(USER, s["id"]) for s in live}
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("create_todo_subtask", {"taskId": task["id"], "title": "s2"}),
+        ("reorder_todo_subtasks", {"taskId": task["id"], "subtaskIds": []}),
+        ("duplicate_todo_task", {"id": task["id"]}),
+        ("get_todo_task", {"id": task["id"]}),
+    ]
+    for operation_id, arguments in calls:
+        if operation_id == "reorder_todo_subtasks":
+            listed = run("get_todo_task", id=task["id"])["subtasks"]
+            arguments = {**arguments, "subtaskIds": [s["id"] for s in reversed(listed)]}
+        reads.reset()
+        answer = run(operation_id, **arguments)
+        task_keys = [k for k in reads.keys if k[1].startswith("TODO#TASK#") and k[1] != f"TODO#TASK#{task['id']}"]
+        assert len(task_keys) <= 3, (operation_id, len(task_keys))  # the live subtasks, never the 120 trashed
+        assert subtask_keys <= set(task_keys), operation_id
+        assert answer
+    # the trashed ones are still what include_deleted reads (the context names them)
+    context = run("get_todo_task", id=task["id"], includeContext=True)
+    assert len(context["trashedSubtaskIds"]) == 50 and len(context["subtasks"]) == 3

@@ -240,10 +240,16 @@ class TodoState:
         )
 
     def subtasks_of(self, task_id: str, *, include_deleted: bool = False) -> list[Item]:
+        """A task's subtasks in order: the live ones (at most model.MAX_SUBTASKS), or with
+        `include_deleted` the trashed ones too (the trash has no limit). A partial state reads the
+        task's GSI2 list, which keeps the trashed ones (projection ALL: their `deletedAt` is in
+        the entry), and then by key only the records asked for: a caller of the live ones never
+        reads the trash's records (a task with 120 trashed subtasks read 120 more keys)."""
         source = self._partial("task")
         if source is not None:
             # The index names them; the records come from the table (a write conditions on them).
-            ids = [str(t["id"]) for t in source.index_items(subtask_list(source.user_id, task_id))]
+            listed = source.index_items(subtask_list(source.user_id, task_id))
+            ids = [str(t["id"]) for t in listed if include_deleted or live(t)]
             self.prefetch_tasks(ids)
             candidates: Iterable[Item] = [record for i in ids if (record := self.task(i)) is not None]
         else:
