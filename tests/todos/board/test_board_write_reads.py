@@ -236,3 +236,29 @@ def test_live_subtask_reads_never_fetch_the_trashed_ones(run, reads):
     # the trashed ones are still what include_deleted reads (the context names them)
     context = run("get_todo_task", id=task["id"], includeContext=True)
     assert len(context["trashedSubtaskIds"]) == 50 and len(context["subtasks"]) == 3
+
+
+def _structure_reads(reads: Reads) -> int:
+    """How many times the write read the board's structure (`load_partial`'s settings..tasks range)."""
+    return sum(1 for _prefix, start, _end in reads.table_queries if start == todo_keys.SETTINGS_SK)
+
+
+@pytest.mark.parametrize("columns", [3, 45])
+def test_deleting_a_space_reads_its_structure_once_a_write(run, reads, services, columns):
+    """delete_todo_space loaded the partial state once to count the space's columns, then again
+    in its write (and for a space past COLUMNS_PER_WRITE columns, a count before each write of
+    columns and one after): 2 structure reads for a space of 3 columns, 6 for 45. The write now
+    decides from the state it loaded whether it removes the next columns or the space: one read
+    per transaction, the same writes (45 columns: 20, then 5, then the space with its last 20)."""
+    from mesq.todos.board.spaces import COLUMNS_PER_WRITE
+
+    space = run("create_todo_space", name="Many", columns=[f"c{i}" for i in range(min(columns, 30))])["space"]
+    for index in range(30, columns):
+        run("create_todo_column", spaceId=space["id"], name=f"c{index}")
+    reads.reset()
+    deleted = run("delete_todo_space", spaceId=space["id"], expectedRevision=space["revision"])
+    assert deleted["space"]["id"] == space["id"]
+    writes = 1 + -(-max(0, columns - COLUMNS_PER_WRITE) // COLUMNS_PER_WRITE)  # the column writes, then the space
+    assert _structure_reads(reads) == writes, reads.table_queries
+    state = todo_state.load_state(services.items, USER)
+    assert space["id"] not in state.spaces and not state.columns_of(space["id"])
