@@ -155,17 +155,40 @@ def test_trashed_tasks_leave_the_column_list_and_come_back(run, services):
     assert len(services.items.query(partition, index=todo_keys.INDEX).items) == 4
 
 
-def test_moving_a_task_moves_its_trashed_subtasks_and_keeps_their_list(run, services):
+def test_moving_a_task_keeps_its_trashed_subtasks_listed_and_restores_them_in_its_space(run, services):
+    """A move takes the live subtasks to the task's new space; a trashed one stays in its task's
+    subtask list, is listed in the trash under the task's space and comes back there."""
     task = run("create_todo_task", title="t")["task"]
     subs = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"] for i in range(3)]
     run("delete_todo_subtask", id=subs[1]["id"], expectedRevision=1)
     work = run("create_todo_space", name="Work")["space"]
     moved = run("move_todo_task", id=task["id"], expectedRevision=1, spaceId=work["id"])
     assert [s["id"] for s in moved["subtasks"]] == [subs[0]["id"], subs[2]["id"]]
-    state = todo_state.load_state(services.items, USER)
-    assert {state.tasks[s["id"]]["spaceId"] for s in subs} == {work["id"]}  # the trashed one too
+    assert {s["spaceId"] for s in moved["subtasks"]} == {work["id"]}
     listed = services.items.query(todo_keys.subtask_list(USER, task["id"]), index=todo_keys.INDEX).items
     assert [i["id"] for i in listed] == [s["id"] for s in subs]
+    [trashed] = [e for e in run("list_todo_trash")["items"] if e["id"] == subs[1]["id"]]
+    assert trashed["spaceId"] == work["id"]
+    back = run("restore_todo_item", id=subs[1]["id"], expectedRevision=trashed["revision"])["subtask"]
+    assert back["spaceId"] == work["id"]
+    state = todo_state.load_state(services.items, USER)
+    assert {state.tasks[s["id"]]["spaceId"] for s in subs} == {work["id"]}
+
+
+def test_a_task_with_a_long_trash_of_subtasks_moves(run, services):
+    """A move rewrote every subtask of the task, the trashed ones too, in one transaction: with 120
+    in the trash it was refused ("this change needs 126 writes; one atomic change may have at most
+    100"), and the task could not leave its space until its trash was emptied. It now moves the
+    live ones (at most 50) and leaves the trash as it is."""
+    task = run("create_todo_task", title="t")["task"]
+    for n in range(120):
+        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
+        run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
+    live = run("create_todo_subtask", taskId=task["id"], title="live")["subtask"]
+    work = run("create_todo_space", name="Work")["space"]
+    moved = run("move_todo_task", id=task["id"], expectedRevision=task["revision"], spaceId=work["id"])
+    assert moved["task"]["spaceId"] == work["id"]
+    assert [(s["id"], s["spaceId"]) for s in moved["subtasks"]] == [(live["id"], work["id"])]
 
 
 def test_stored_index_keys_are_recomputed_not_copied():
