@@ -235,9 +235,11 @@ def test_live_subtask_reads_never_fetch_the_trashed_ones(run, reads):
     120 in the trash, adding one subtask, reordering, duplicating or reading the task read 120+
     records by key. Now the list's own entries say which are live; only those are read by key."""
     task = run("create_todo_task", title="t")["task"]
+    gone = []
     for n in range(120):
         sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
         run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
+        gone.append(sub["id"])
     live = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"] for i in range(2)]
     subtask_keys = {todo_keys.task_key(USER, s["id"]) for s in live}
     calls: list[tuple[str, dict[str, Any]]] = [
@@ -256,9 +258,13 @@ def test_live_subtask_reads_never_fetch_the_trashed_ones(run, reads):
         assert len(task_keys) <= 3, (operation_id, len(task_keys))  # the live subtasks, never the 120 trashed
         assert subtask_keys <= set(task_keys), operation_id
         assert answer
-    # the trashed ones are still what include_deleted reads (the context names them)
+    # the context names the 50 most recently trashed from the list's entries, reading none by key
+    reads.reset()
     context = run("get_todo_task", id=task["id"], includeContext=True)
     assert len(context["trashedSubtaskIds"]) == 50 and len(context["subtasks"]) == 3
+    task_keys = [k for k in reads.keys if k[1].startswith("TODO#TASK#") and k[1] != f"TODO#TASK#{task['id']}"]
+    assert len(task_keys) == 3, len(task_keys)
+    assert context["trashedSubtaskIds"][0] == gone[-1] and set(context["trashedSubtaskIds"]) <= set(gone)
 
 
 def _structure_reads(reads: Reads) -> int:

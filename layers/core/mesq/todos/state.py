@@ -257,6 +257,17 @@ class TodoState:
         found = [t for t in candidates if t.get("parentId") == task_id and (include_deleted or live(t))]
         return sorted(found, key=model.sort_key)
 
+    def trashed_subtasks(self, task_id: str) -> list[Item]:
+        """A task's trashed subtasks as its subtask list's entries hold them (GSI2, projection ALL;
+        eventually consistent): for naming them (`get_todo_task`'s context), never for a write,
+        which reads its records by key. The trash has no limit: no record is read by key here."""
+        source = self._partial("task")
+        if source is not None:
+            listed = source.index_items(subtask_list(source.user_id, task_id))
+        else:
+            listed = list(self.tasks.values())
+        return [t for t in listed if t.get("parentId") == task_id and not live(t)]
+
     def live_inbox(self) -> list[Item]:
         source = self._partial("inbox")
         if source is not None:
