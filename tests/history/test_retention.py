@@ -6,13 +6,23 @@ from __future__ import annotations
 
 import random
 import string
+from typing import Any
 
+import pytest
+
+from mesq.application.invocation import invoke_sync
 from mesq.history.forget import history_keys
 from mesq.history.records import HISTORY_CAP, TRIM_TO
+from mesq.kernel.context import Principal
+from mesq.kernel.errors import MesqError
+from mesq.kernel.i18n import Translator
 from mesq.kernel.ports.storage import ItemStore
+from mesq.kernel.spec import load_spec
 from mesq.memos.purge import purge_memo
+from mesq.wiring.services import Services
+from tests.settings import inprocess_settings
 
-from .test_atomicity import USER, caller, changes
+from .test_atomicity import SCOPES, USER, caller, changes
 
 
 def test_a_purged_memo_takes_its_history_with_it(store: ItemStore) -> None:
@@ -64,3 +74,33 @@ def test_a_history_past_1_mib_keeps_its_newest_versions_and_says_so(store: ItemS
     undo = call("undo_changes", changeIds=[newest[0]["id"]])
     assert undo["notUndone"] == [] and call("get_memo", id=memo["id"])["memo"]["content"] == _text(14, big)
     assert TRIM_TO < HISTORY_CAP
+
+
+@pytest.mark.parametrize("days", [1, 90])
+def test_the_errors_say_how_long_changes_are_kept_with_the_count_s_plural(sqlite: ItemStore, days: int) -> None:
+    """The three errors that say why a change may be missing (an unknown runId, an actor with no
+    change, an unknown changeId) said "changes are kept %(days)s days": with MESQ_HISTORY_DAYS=1
+    that read "kept 1 days". The count now picks the words, in English and in Chinese."""
+    services = Services(settings=inprocess_settings(history_days=days), items=sqlite, blobs=None)  # type: ignore[arg-type]
+    principal = Principal(user_id=USER, scopes=SCOPES, credential_id="pat:t", kind="pat", name="tester")
+    spec = load_spec()
+
+    def refusal(operation_id: str, **arguments: Any) -> MesqError:
+        with pytest.raises(MesqError) as refused:
+            invoke_sync(spec.operations[operation_id], arguments, principal=principal, services=services,
+                        trace_id="t", channel="api")  # fmt: skip
+        return refused.value
+
+    errors = [
+        refusal("list_changes", runId="no-such-run"),
+        refusal("undo_changes", actor="pat:nobody", since="2026-01-01T00:00:00Z"),
+        refusal("undo_changes", changeIds=["00000000000000000-nothing"]),
+    ]
+    english = "changes are kept 1 day)" if days == 1 else f"changes are kept {days} days)"
+    english_too = english.replace(")", ",")
+    for error in errors:
+        said = str(error)
+        assert english in said or english_too in said, said
+        assert "1 days" not in said, said
+        chinese = Translator("zh").text(error.text)
+        assert f"改动只保留 {days} 天" in chinese and "kept" not in chinese, chinese

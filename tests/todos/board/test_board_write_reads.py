@@ -155,17 +155,40 @@ def test_trashed_tasks_leave_the_column_list_and_come_back(run, services):
     assert len(services.items.query(partition, index=todo_keys.INDEX).items) == 4
 
 
-def test_moving_a_task_moves_its_trashed_subtasks_and_keeps_their_list(run, services):
+def test_moving_a_task_keeps_its_trashed_subtasks_listed_and_restores_them_in_its_space(run, services):
+    """A move takes the live subtasks to the task's new space; a trashed one stays in its task's
+    subtask list, is listed in the trash under the task's space and comes back there."""
     task = run("create_todo_task", title="t")["task"]
     subs = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"] for i in range(3)]
     run("delete_todo_subtask", id=subs[1]["id"], expectedRevision=1)
     work = run("create_todo_space", name="Work")["space"]
     moved = run("move_todo_task", id=task["id"], expectedRevision=1, spaceId=work["id"])
     assert [s["id"] for s in moved["subtasks"]] == [subs[0]["id"], subs[2]["id"]]
-    state = todo_state.load_state(services.items, USER)
-    assert {state.tasks[s["id"]]["spaceId"] for s in subs} == {work["id"]}  # the trashed one too
+    assert {s["spaceId"] for s in moved["subtasks"]} == {work["id"]}
     listed = services.items.query(todo_keys.subtask_list(USER, task["id"]), index=todo_keys.INDEX).items
     assert [i["id"] for i in listed] == [s["id"] for s in subs]
+    [trashed] = [e for e in run("list_todo_trash")["items"] if e["id"] == subs[1]["id"]]
+    assert trashed["spaceId"] == work["id"]
+    back = run("restore_todo_item", id=subs[1]["id"], expectedRevision=trashed["revision"])["subtask"]
+    assert back["spaceId"] == work["id"]
+    state = todo_state.load_state(services.items, USER)
+    assert {state.tasks[s["id"]]["spaceId"] for s in subs} == {work["id"]}
+
+
+def test_a_task_with_a_long_trash_of_subtasks_moves(run, services):
+    """A move rewrote every subtask of the task, the trashed ones too, in one transaction: with 120
+    in the trash it was refused ("this change needs 126 writes; one atomic change may have at most
+    100"), and the task could not leave its space until its trash was emptied. It now moves the
+    live ones (at most 50) and leaves the trash as it is."""
+    task = run("create_todo_task", title="t")["task"]
+    for n in range(120):
+        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
+        run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
+    live = run("create_todo_subtask", taskId=task["id"], title="live")["subtask"]
+    work = run("create_todo_space", name="Work")["space"]
+    moved = run("move_todo_task", id=task["id"], expectedRevision=task["revision"], spaceId=work["id"])
+    assert moved["task"]["spaceId"] == work["id"]
+    assert [(s["id"], s["spaceId"]) for s in moved["subtasks"]] == [(live["id"], work["id"])]
 
 
 def test_stored_index_keys_are_recomputed_not_copied():
@@ -203,3 +226,68 @@ def test_index_write_paths_on_dynamodb(dynamo_services):  # noqa: F811
     first = run("create_todo_inbox_item", title="a")["item"]
     second = run("create_todo_inbox_item", title="b")["item"]
     assert first["position"] < second["position"]
+
+
+def test_live_subtask_reads_never_fetch_the_trashed_ones(run, reads):
+    """A task's trash has no subtask limit (add and trash, again and again), and its subtask list
+    (GSI2) keeps the trashed ones. `subtasks_of` without `include_deleted` read every id of that
+    list back from the table (a BatchGetItem key each, trashed too) only to drop the trashed: with
+    120 in the trash, adding one subtask, reordering, duplicating or reading the task read 120+
+    records by key. Now the list's own entries say which are live; only those are read by key."""
+    task = run("create_todo_task", title="t")["task"]
+    gone = []
+    for n in range(120):
+        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
+        run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
+        gone.append(sub["id"])
+    live = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"] for i in range(2)]
+    subtask_keys = {todo_keys.task_key(USER, s["id"]) for s in live}
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("create_todo_subtask", {"taskId": task["id"], "title": "s2"}),
+        ("reorder_todo_subtasks", {"taskId": task["id"], "subtaskIds": []}),
+        ("duplicate_todo_task", {"id": task["id"]}),
+        ("get_todo_task", {"id": task["id"]}),
+    ]
+    for operation_id, arguments in calls:
+        if operation_id == "reorder_todo_subtasks":
+            listed = run("get_todo_task", id=task["id"])["subtasks"]
+            arguments = {**arguments, "subtaskIds": [s["id"] for s in reversed(listed)]}
+        reads.reset()
+        answer = run(operation_id, **arguments)
+        task_keys = [k for k in reads.keys if k[1].startswith("TODO#TASK#") and k[1] != f"TODO#TASK#{task['id']}"]
+        assert len(task_keys) <= 3, (operation_id, len(task_keys))  # the live subtasks, never the 120 trashed
+        assert subtask_keys <= set(task_keys), operation_id
+        assert answer
+    # the context names the 50 most recently trashed from the list's entries, reading none by key
+    reads.reset()
+    context = run("get_todo_task", id=task["id"], includeContext=True)
+    assert len(context["trashedSubtaskIds"]) == 50 and len(context["subtasks"]) == 3
+    task_keys = [k for k in reads.keys if k[1].startswith("TODO#TASK#") and k[1] != f"TODO#TASK#{task['id']}"]
+    assert len(task_keys) == 3, len(task_keys)
+    assert context["trashedSubtaskIds"][0] == gone[-1] and set(context["trashedSubtaskIds"]) <= set(gone)
+
+
+def _structure_reads(reads: Reads) -> int:
+    """How many times the write read the board's structure (`load_partial`'s settings..tasks range)."""
+    return sum(1 for _prefix, start, _end in reads.table_queries if start == todo_keys.SETTINGS_SK)
+
+
+@pytest.mark.parametrize("columns", [3, 45])
+def test_deleting_a_space_reads_its_structure_once_a_write(run, reads, services, columns):
+    """delete_todo_space loaded the partial state once to count the space's columns, then again
+    in its write (and for a space past COLUMNS_PER_WRITE columns, a count before each write of
+    columns and one after): 2 structure reads for a space of 3 columns, 6 for 45. The write now
+    decides from the state it loaded whether it removes the next columns or the space: one read
+    per transaction, the same writes (45 columns: 20, then 5, then the space with its last 20)."""
+    from mesq.todos.board.spaces import COLUMNS_PER_WRITE
+
+    space = run("create_todo_space", name="Many", columns=[f"c{i}" for i in range(min(columns, 30))])["space"]
+    for index in range(30, columns):
+        run("create_todo_column", spaceId=space["id"], name=f"c{index}")
+    reads.reset()
+    deleted = run("delete_todo_space", spaceId=space["id"], expectedRevision=space["revision"])
+    assert deleted["space"]["id"] == space["id"]
+    writes = 1 + -(-max(0, columns - COLUMNS_PER_WRITE) // COLUMNS_PER_WRITE)  # the column writes, then the space
+    assert _structure_reads(reads) == writes, reads.table_queries
+    state = todo_state.load_state(services.items, USER)
+    assert space["id"] not in state.spaces and not state.columns_of(space["id"])

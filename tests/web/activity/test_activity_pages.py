@@ -466,6 +466,46 @@ def test_a_task_history_panel_shows_its_subtasks_changes_among_its_own(
         assert added in shown_text(person.get("/activity", headers={"Accept-Language": language}).text), language
 
 
+def test_a_task_history_page_in_activity_shows_its_subtasks_changes(
+    services: Services, browser: Callable[..., Browser]
+):
+    """/activity/history/<taskId> (where /activity links a task's changes) listed only the task's
+    own changes, while the task page's panel has its subtasks' too: added, completed, renamed and
+    trashed subtasks were missing from the task's history. Now the page reads the task's subtasks
+    as the task page does (by key and their index list) and shows their changes, each naming the
+    subtask by its title, among the task's own; only the task's own versions restore."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = agent("create_todo_task", title="搬家")["task"]
+    box = agent("create_todo_subtask", taskId=task["id"], title="打包")["subtask"]
+    agent("update_todo_task", id=task["id"], expectedRevision=task["revision"], notes="周六")
+    agent("complete_todo_subtask", id=box["id"], expectedRevision=box["revision"])
+    van = agent("create_todo_subtask", taskId=task["id"], title="租车")["subtask"]
+    van = agent("update_todo_subtask", id=van["id"], expectedRevision=van["revision"], title="租货车")["subtask"]
+    agent("delete_todo_subtask", id=van["id"], expectedRevision=van["revision"])
+    expected = {
+        "zh-CN": ["把子任务“租货车”移到了回收站", "把子任务“租车”重命名为“租货车”", "添加了子任务“租车”",
+                  "完成了子任务“打包”", "编辑了任务“搬家”", "添加了子任务“打包”", "新建了任务“搬家”"],
+        "en": ["moved the subtask “租货车” to the trash", "renamed the subtask “租车” to “租货车”",
+               "added the subtask “租车”", "completed the subtask “打包”", "edited the task “搬家”",
+               "added the subtask “打包”", "created the task “搬家”"],
+    }  # fmt: skip
+    for language, sentences in expected.items():
+        html = person.get(f"/activity/history/{task['id']}", headers={"Accept-Language": language}).text
+        panel = html[html.index('class="card history-panel"') :].split("</section>")[0]
+        says = [shown_text(part.split("</p>")[0]) for part in panel.split('class="version-says">')[1:]]
+        assert [said.replace("“ ", "“").replace(" ”", "”") for said in says] == sentences, says
+        assert panel.count('name="changeId"') == 1, panel  # the task's creation, no subtask's line
+    # a subtask's own page stays its own history
+    html = person.get(f"/activity/history/{box['id']}", headers={"Accept-Language": "en"}).text
+    panel = html[html.index('class="card history-panel"') :].split("</section>")[0]
+    says = [shown_text(part.split("</p>")[0]) for part in panel.split('class="version-says">')[1:]]
+    assert [said.replace("“ ", "“").replace(" ”", "”") for said in says] == [
+        "completed the subtask “打包”",
+        "added the subtask “打包”",
+    ], says
+
+
 def test_a_task_history_panel_reads_every_subtask_past_one_round_of_reads(
     services: Services, browser: Callable[..., Browser]
 ):

@@ -1,4 +1,5 @@
-"""The History panels of a task's page (with its subtasks' changes) and of an inbox item's page in
+"""The History panels of a task's page and of its page in Activity (each with its subtasks' changes)
+and of an inbox item's page in
 headless Chromium against a real `mesq serve`, in zh-CN and en-US at 390 and 1280 px: an agent
 adds, completes, renames and trashes subtasks of a task and edits an inbox item over REST; each
 page shows its panel with those changes in the page's language, newest first, and never scrolls
@@ -57,6 +58,7 @@ def test_the_task_and_inbox_item_history_panels_in_each_language_and_width(
     with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale=locale) as page:
         sign_in_page(page, server.base_url, USER, f"/todos/tasks/{task_id}")
         for url, lines, name in ((f"/todos/tasks/{task_id}", TASK_LINES, "task"),
+                                 (f"/activity/history/{task_id}", TASK_LINES, "activity-task"),
                                  (f"/todos/inbox/{item_id}", ITEM_LINES, "inbox-item")):  # fmt: skip
             page.goto(server.base_url + url)
             panel = page.locator("section.history-panel")

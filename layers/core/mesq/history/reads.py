@@ -114,6 +114,16 @@ def _index_of(user_id: str, args: dict[str, Any]) -> tuple[str, str, str] | None
     return None
 
 
+def kept_words(days: int) -> Text:
+    """How long change records are kept (MESQ_HISTORY_DAYS), a parameter of the errors that say
+    why a change may be missing: "changes are kept 1 day", never "1 days". A `Text` has no plural
+    of its own, so the count picks the template, as `application/ratelimit.wait_words` does;
+    Chinese says both the same way (改动只保留 N 天)."""
+    if days == 1:
+        return Text("changes are kept 1 day")
+    return Text("changes are kept %(days)s days", days=days)
+
+
 def require_known(call: Call, args: dict[str, Any]) -> None:
     """NOT_FOUND for a runId or sessionId no change record carries (a typo, another user's, or
     one whose changes have expired), naming where such ids come from."""
@@ -124,11 +134,11 @@ def require_known(call: Call, args: dict[str, Any]) -> None:
         page = call.services.items.query(named[2], index=named[1], limit=1, keys_only=True)
         if not page.items and page.next_key is None:
             raise NotFound(
-                "%(name)s: no change has %(name)s %(value)s (changes are kept %(days)s days, and a memo "
+                "%(name)s: no change has %(name)s %(value)s (%(kept)s, and a memo "
                 "deleted for good takes its history with it); %(where)s",
                 name=name,
                 value=quoted(args[name]),
-                days=call.services.deployment.history_days,
+                kept=kept_words(call.services.deployment.history_days),
                 where=_WHERE_IDS,
             )
 
@@ -148,10 +158,10 @@ def require_known_actor(call: Call, args: dict[str, Any]) -> None:
     page = items.query(actor_partition(user_id, str(actor)), index="gsi3", limit=1, keys_only=True)
     if not page.items and page.next_key is None:
         raise NotFound(
-            "actor: no change of this account was made by %(actor)s (changes are kept %(days)s days); "
+            "actor: no change of this account was made by %(actor)s (%(kept)s); "
             'list_changes names each change\'s actor.id, and actor "me" is the calling credential',
             actor=quoted(str(actor)),
-            days=call.services.deployment.history_days,
+            kept=kept_words(call.services.deployment.history_days),
         )
 
 

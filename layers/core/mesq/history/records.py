@@ -330,9 +330,13 @@ def is_tag_an_undo_made(change: Item) -> bool:
 def is_undo_of_space(change: Item) -> bool:
     """A space removed or brought back by an undo (the finisher's removal of a space a run or
     session made, a redo's re-creation of it): undoing it brings the space back with its columns,
-    or removes it again."""
+    or removes it again. A column too: the finisher removes one by one, before their space, the
+    columns of a wide space that the run or session added one by one (the space's own write then
+    fits one transaction); undoing such a removal puts the column back, and so on."""
     return bool(
-        change["record"]["kind"] == "space" and change["action"] in ("create", "delete") and change.get("undoes")
+        change["record"]["kind"] in ("space", "column")
+        and change["action"] in ("create", "delete")
+        and change.get("undoes")
     )
 
 

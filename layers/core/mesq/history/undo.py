@@ -55,7 +55,16 @@ from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
-from .reads import PAGE_JSON_BYTES, changes, matcher, readable_kinds, require_known, require_known_actor, with_me
+from .reads import (
+    PAGE_JSON_BYTES,
+    changes,
+    kept_words,
+    matcher,
+    readable_kinds,
+    require_known,
+    require_known_actor,
+    with_me,
+)
 from .records import (
     FAMILY,
     change_key,
@@ -352,11 +361,11 @@ def _targets(call: Call, args: dict[str, Any], kinds: Kinds) -> tuple[list[Item]
         hidden = [item["id"] for item in found.values() if not visible(item)]
         if missing or hidden:
             raise NotFound(
-                "changeIds: no change %(missing)s visible to this credential (changes are kept %(days)s days, "
+                "changeIds: no change %(missing)s visible to this credential (%(kept)s, "
                 "and a memo deleted for good takes its history with it); "
                 "copy changeId values from list_changes or a write result's changeIds",
                 missing=", ".join(missing + hidden),
-                days=call.services.deployment.history_days,
+                kept=kept_words(call.services.deployment.history_days),
             )
         return list(found.values()), False
     require_known(call, args)

@@ -24,10 +24,12 @@ from ..history.reads import changes
 from ..history.records import change_key, expanded, is_moved_to_board, is_tag_an_undo_made, is_undo_of_space
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, MesqError, NotFound, RevisionConflict
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item, WriteOp
 from ..kernel.timestamps import now_timestamp
 from . import keys, model
+from .board.columns import delete_todo_column
 from .board.spaces import delete_todo_space, slug_claim, update_todo_space
 from .board.subtasks import delete_todo_subtask
 from .board.tags import remove_unused_todo_tag, rename_back_todo_tag
@@ -43,6 +45,8 @@ def revert_todo(call: Call, change: Item, expected: int) -> dict[str, Any]:
     kind, record_id = change["record"]["kind"], change["record"]["id"]
     action = change["action"]
     target = {"id": record_id, "expectedRevision": expected}
+    if is_undo_of_space(change) and kind == "column":
+        return _column_back(call, change) if action == "delete" else _column_removed_again(call, change, expected)
     if is_undo_of_space(change):
         return _space_back(call, change) if action == "delete" else _space_removed_again(call, change, expected)
     if is_tag_an_undo_made(change):
@@ -132,6 +136,38 @@ def _space_back(call: Call, change: Item) -> dict[str, Any]:
         return {**data, "columns": [model.public_column(column) for column in back]}, ops
 
     return apply(call, build, conflict)
+
+
+def _column_back(call: Call, change: Item) -> dict[str, Any]:
+    """A column an undo removed before its space (`remove_created_spaces`, a wide space) put back
+    by the redo, as it was, at the revision after the one it was removed at. The redo brings the
+    space back first (its removal is newer), so the column finds it; a space that is not there, or
+    that has its most columns meanwhile, is a conflict."""
+    user_id, column_id = call.principal.user_id, change["record"]["id"]
+    space_id = str((change["before"] or {}).get("spaceId"))
+
+    def conflict(state: TodoState) -> MesqError:
+        if column_id in state.columns:
+            return Conflict("todo column %(record_id)s is already back", record_id=quoted(column_id))
+        if space_id not in state.spaces:
+            return Conflict("the space of todo column %(record_id)s is not there", record_id=quoted(column_id))
+        return Conflict(
+            "a space has at most %(max_columns_per_space)s columns", max_columns_per_space=model.MAX_COLUMNS_PER_SPACE
+        )
+
+    def build(state: TodoState) -> Built:
+        full = len(state.columns_of(space_id)) >= model.MAX_COLUMNS_PER_SPACE
+        if column_id in state.columns or space_id not in state.spaces or full:
+            raise conflict(state)
+        column = _as_it_was(change, now_timestamp())
+        return {"column": model.public_column(column)}, [put_new(user_id, "column", column)]
+
+    return apply(call, build, conflict)
+
+
+def _column_removed_again(call: Call, change: Item, expected: int) -> dict[str, Any]:
+    """A column a redo brought back, removed again (one change that `undoes` the re-creation)."""
+    return delete_todo_column(call, {"columnId": change["record"]["id"], "expectedRevision": expected})
 
 
 def _as_it_was(entry: Item, now: str) -> Item:
@@ -381,29 +417,91 @@ def todo_revisions(call: Call, changes: Sequence[Item]) -> dict[str, int | None]
     return found
 
 
+#: Columns the finisher removes with their space in its one transaction (a column's removal is
+#: three writes: 32 filled a transaction of 100 with the space's): as many as create_todo_space
+#: makes with a space. A wider space's columns that the run or session added one by one (a
+#: Todoist import's sections past its first 20, create_todo_column) go first, each in a write of
+#: its own that `undoes` its creation.
+UNDO_REMOVES_COLUMNS = 30
+
+
 def remove_created_spaces(call: Call, refused: list[dict[str, Any]]) -> set[str]:
     """After a whole run or session was undone: the spaces it created (a space has no trash, so
     their creation is NOT_UNDOABLE) removed, with their columns, once none holds a live task
     (`delete_todo_space` refuses one that does, and the default space); answers the change ids
     this resolved: each removed space's creation and its columns' creations. Each removal is one
     change that `undoes` the space's creation, its columns' removals its `members`
-    (todos/changes.py), so it reads as part of the undo."""
+    (todos/changes.py), so it reads as part of the undo. A space of more than
+    UNDO_REMOVES_COLUMNS columns first loses those the run or session added one by one (each
+    removal a change that `undoes` that column's creation); one still too wide stays, its
+    creation saying why (`_left_wide`)."""
     resolved: set[str] = set()
+    created_columns = {entry["record"]["id"]: entry["changeId"] for entry in refused
+                       if entry["record"]["kind"] == "column" and entry["action"] == "create"}  # fmt: skip
     for space_id, change_id in _created_spaces(refused).items():
         state = load_partial(call.services.items, call.principal.user_id)
         space = state.spaces.get(space_id)
         if space is None:
             continue
         columns = _space_columns(state, space_id)  # read before they go with the space
+        if len(columns) > UNDO_REMOVES_COLUMNS and _removable(state, space_id):
+            resolved |= _narrowed(call, state, space_id, created_columns)
+            state = load_partial(call.services.items, call.principal.user_id)
+            space = state.spaces.get(space_id)
+            if space is None:
+                continue
         try:
             delete_todo_space(
                 replace(call, undoes=(change_id, space_id)),
                 {"spaceId": space_id, "expectedRevision": space["revision"]},
             )
         except MesqError:
-            continue  # still holds live tasks (or is the default): its creation stays listed
+            wide = len(state.columns_of(space_id))
+            if wide > UNDO_REMOVES_COLUMNS and _removable(state, space_id):
+                _left_wide(refused, change_id, space, wide)
+            continue  # still holds live tasks (or is the default, or too wide): its creation stays listed
         resolved |= _with_its_columns(change_id, columns, refused)
     return resolved
+
+
+def _removable(state: TodoState, space_id: str) -> bool:
+    """Whether the space may be removed now: not the default, no live task in its columns."""
+    column_ids = [column["id"] for column in state.columns_of(space_id)]
+    return space_id != state.default_space_id and state.live_root_count(column_ids) == 0
+
+
+def _narrowed(call: Call, state: TodoState, space_id: str, created: dict[str, str]) -> set[str]:
+    """The space's columns past UNDO_REMOVES_COLUMNS that the run or session created one by one,
+    removed one a write, each change `undoes` the column's creation; answers those creations."""
+    columns = state.columns_of(space_id)
+    own = [column for column in reversed(columns) if column["id"] in created]  # the last added first
+    resolved: set[str] = set()
+    for column in own[: len(columns) - UNDO_REMOVES_COLUMNS]:
+        try:
+            delete_todo_column(
+                replace(call, undoes=(created[column["id"]], column["id"])),
+                {"columnId": column["id"], "expectedRevision": column["revision"]},
+            )
+        except MesqError:
+            continue  # changed since, or holds a task now: it stays (the space then too)
+        resolved.add(created[column["id"]])
+    return resolved
+
+
+def _left_wide(refused: list[dict[str, Any]], change_id: str, space: Item, wide: int) -> None:
+    """The creation's entry of a space the undo left because it is too wide to remove with its
+    columns in one write (columns added to it outside the run or session), saying so."""
+    for entry in refused:
+        if entry["changeId"] == change_id:
+            entry["message"] = str(
+                Text(
+                    "space %(name)s was left on the board: it still has %(count)s columns, more than an undo "
+                    "removes with its space (%(most)s); delete it from the board instead",
+                    name=quoted(str(space["name"])),
+                    count=wide,
+                    most=UNDO_REMOVES_COLUMNS,
+                )
+            )
 
 
 def _created_spaces(refused: list[dict[str, Any]]) -> dict[str, str]:

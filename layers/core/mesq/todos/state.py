@@ -240,16 +240,33 @@ class TodoState:
         )
 
     def subtasks_of(self, task_id: str, *, include_deleted: bool = False) -> list[Item]:
+        """A task's subtasks in order: the live ones (at most model.MAX_SUBTASKS), or with
+        `include_deleted` the trashed ones too (the trash has no limit). A partial state reads the
+        task's GSI2 list, which keeps the trashed ones (projection ALL: their `deletedAt` is in
+        the entry), and then by key only the records asked for: a caller of the live ones never
+        reads the trash's records (a task with 120 trashed subtasks read 120 more keys)."""
         source = self._partial("task")
         if source is not None:
             # The index names them; the records come from the table (a write conditions on them).
-            ids = [str(t["id"]) for t in source.index_items(subtask_list(source.user_id, task_id))]
+            listed = source.index_items(subtask_list(source.user_id, task_id))
+            ids = [str(t["id"]) for t in listed if include_deleted or live(t)]
             self.prefetch_tasks(ids)
             candidates: Iterable[Item] = [record for i in ids if (record := self.task(i)) is not None]
         else:
             candidates = self.tasks.values()
         found = [t for t in candidates if t.get("parentId") == task_id and (include_deleted or live(t))]
         return sorted(found, key=model.sort_key)
+
+    def trashed_subtasks(self, task_id: str) -> list[Item]:
+        """A task's trashed subtasks as its subtask list's entries hold them (GSI2, projection ALL;
+        eventually consistent): for naming them (`get_todo_task`'s context), never for a write,
+        which reads its records by key. The trash has no limit: no record is read by key here."""
+        source = self._partial("task")
+        if source is not None:
+            listed = source.index_items(subtask_list(source.user_id, task_id))
+        else:
+            listed = list(self.tasks.values())
+        return [t for t in listed if t.get("parentId") == task_id and not live(t)]
 
     def live_inbox(self) -> list[Item]:
         source = self._partial("inbox")

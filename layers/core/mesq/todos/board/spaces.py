@@ -12,14 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ...kernel.context import Call
-from ...kernel.errors import Conflict, MesqError, RevisionConflict, ValidationError
+from ...kernel.errors import Conflict, RevisionConflict, ValidationError
 from ...kernel.i18n import ForPrograms
 from ...kernel.messages import quoted
 from ...kernel.ports.storage import Condition, Delete, Item, ItemStore, Put, WriteOp
 from ...kernel.timestamps import now_timestamp
 from .. import keys, model
 from ..destinations import find_space
-from ..state import TodoState, load_partial
+from ..state import TodoState
 from ..writes import (
     Built,
     _free_slug,
@@ -182,30 +182,22 @@ def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     def conflict(state: TodoState) -> RevisionConflict:
         return _conflict(space_id_holder[-1] if space_id_holder else args["spaceId"])(state)
 
-    def columns_first(state: TodoState) -> Built:
-        columns = state.columns_of(deletable(state)["id"])
-        extra = columns[: max(0, len(columns) - COLUMNS_PER_WRITE)][:COLUMNS_PER_WRITE]
-        return {}, [delete_revised(user_id, "column", c) for c in extra]
-
-    # An undo's removal of a space (todos/revert.py) stays one transaction: its change carries the
-    # columns as members, which its redo brings back with the space.
-    while call.undoes is None and _column_count(call, args["spaceId"]) > COLUMNS_PER_WRITE:
-        apply(call, columns_first, conflict)
-
     def build(state: TodoState) -> Built:
+        """The space's last write, or while it has more than COLUMNS_PER_WRITE columns (never in
+        an undo's removal: todos/revert.py keeps it one transaction, its change carrying the
+        columns as members, which its redo brings back with the space) the next of them first
+        (no `space` in the data: a write of columns only). One state read per write."""
         before = deletable(state)
+        columns = state.columns_of(before["id"])
+        if call.undoes is None and len(columns) > COLUMNS_PER_WRITE:
+            extra = columns[: len(columns) - COLUMNS_PER_WRITE][:COLUMNS_PER_WRITE]
+            return {}, [delete_revised(user_id, "column", c) for c in extra]
         ops: list[WriteOp] = [delete_revised(user_id, "space", before)]
         ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))
-        ops += [delete_revised(user_id, "column", c) for c in state.columns_of(before["id"])]
+        ops += [delete_revised(user_id, "column", c) for c in columns]
         return {"space": model.public_space(before, state.default_space_id)}, ops
 
-    return apply(call, build, conflict)
-
-
-def _column_count(call: Call, space_ref: str) -> int:
-    """How many columns the space has now (0 for one that is not found: the write says so)."""
-    state = load_partial(call.services.items, call.principal.user_id)
-    try:
-        return len(state.columns_of(find_space(state, space_ref)["id"]))
-    except MesqError:
-        return 0
+    while True:  # each write of columns leaves fewer: at most MAX_COLUMNS_PER_SPACE / COLUMNS_PER_WRITE of them
+        data = apply(call, build, conflict)
+        if "space" in data:
+            return data

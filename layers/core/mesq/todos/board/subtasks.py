@@ -142,7 +142,9 @@ def restored_subtask(state: TodoState, before: Item, now: str) -> Item:
     _parent_live(state, before)
     if len(state.subtasks_of(before["parentId"])) >= model.MAX_SUBTASKS:
         raise ValidationError("its task already has %(max_subtasks)s subtasks", max_subtasks=model.MAX_SUBTASKS)
-    return {**before, **bump(before, now), "deletedAt": None}
+    parent = state.task(before["parentId"]) or {}
+    # its task may have moved to another space while it was in the trash (a move takes the live ones)
+    return {**before, **bump(before, now), "deletedAt": None, "spaceId": parent.get("spaceId", before.get("spaceId"))}
 
 
 def reorder_todo_subtasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:

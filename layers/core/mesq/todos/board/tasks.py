@@ -193,13 +193,16 @@ def _position_at(state: TodoState, column_id: str, index: int | None, exclude: s
 
 
 def relocation(state: TodoState, user_id: str, before: Item, after: Item, now: str) -> tuple[list[WriteOp], list[Item]]:
-    """Subtasks follow their task into another space: (their writes, their new records)."""
-    subtasks = state.subtasks_of(before["id"], include_deleted=True)
+    """Live subtasks follow their task into another space: (their writes, their new records). The
+    trashed ones stay as they are (the trash has no subtask limit: moving them too made a task with
+    some 95 in the trash unmovable, "this change needs 126 writes"); a restore puts a subtask in
+    its task's space (`subtasks.restored_subtask`), and the trash lists it there."""
+    subtasks = state.subtasks_of(before["id"])
     if after["spaceId"] == before["spaceId"]:
-        return [], [s for s in subtasks if keys.live(s)]
+        return [], subtasks
     moved = [{**s, **bump(s, now), "spaceId": after["spaceId"]} for s in subtasks]
     ops: list[WriteOp] = [put_revised(user_id, "task", s, m) for s, m in zip(subtasks, moved, strict=True)]
-    return ops, [m for m in moved if keys.live(m)]
+    return ops, moved
 
 
 # -- operations --------------------------------------------------------------------------------

@@ -45,8 +45,9 @@ def trash_entries(state: TodoState) -> list[dict[str, Any]]:
         parent_id = task.get("parentId")
         if parent_id is None:
             entries.append(_entry("task", task))
-        elif keys.live(state.task(parent_id) or {"deletedAt": "gone"}):
-            entries.append(_entry("subtask", task))
+        elif keys.live(parent := state.task(parent_id) or {"deletedAt": "gone"}):
+            # in its task's space: a move takes only the live subtasks, a restore puts it there
+            entries.append(_entry("subtask", {**task, "spaceId": parent.get("spaceId")}))
     entries += [_entry("inboxItem", item) for item in state.every_inbox_item() if not keys.live(item)]
     entries.sort(key=lambda e: e["id"])
     entries.sort(key=lambda e: e["deletedAt"], reverse=True)

@@ -141,8 +141,13 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     include_context = args.get("includeContext", False)
     board = replace(
         board_of(state, records=False),
-        # the trashed ones too (the same index read): the context names them for the History panel
-        tasks=[task, *state.subtasks_of(task["id"], include_deleted=include_context)],
+        # the trashed ones too, as the index names them (no read by key): the context names them
+        # for the History panel
+        tasks=[
+            task,
+            *state.subtasks_of(task["id"]),
+            *(state.trashed_subtasks(task["id"]) if include_context else []),
+        ],
         inbox_items=state.live_inbox() if include_context else [],
     )
     return task_details(

@@ -553,18 +553,27 @@ SUBTASK_READS_AT_ONCE = 8
 
 
 async def history_of(
-    page: Page, record_id: str, memo: dict[str, Any] | None = None, subtask_ids: Sequence[str] = ()
+    page: Page,
+    record_id: str,
+    memo: dict[str, Any] | None = None,
+    subtask_ids: Sequence[str] = (),
+    *,
+    find_subtasks: bool = False,
 ) -> dict[str, Any]:
     """The History panel of one record: its versions newest first (one per change), each in words;
     `revision`, the record's revision as shown (its newest version), which a restore sends back;
     `inTrash` for a memo in the trash (`memo`: the memo when the caller has read it). A task's
     panel (`subtask_ids`: its subtasks, at most model.MAX_SUBTASKS live and as many trashed) has its subtasks' changes
     among its own by time: each subtask's newest READ_SIZE read by record, merged, the newest
-    READ_SIZE of all shown; only the record's own versions restore."""
+    READ_SIZE of all shown; only the record's own versions restore. With `find_subtasks` (a page
+    that knows only the record's id: /activity/history/{id}), a task's subtasks are read here
+    (`_subtasks_of`), once its own history says it is a task."""
     data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
     own = data["changes"]
     current = _current(own)
     kind = current["record"]["kind"] if current else None
+    if find_subtasks and kind == "task" and not subtask_ids:
+        subtask_ids = await _subtasks_of(page, record_id)
     if kind == "memo" and memo is None:
         memo = (await page.invoke("get_memo", {"id": record_id}))["memo"]
     older = await _older_than(page, record_id, data)
@@ -600,6 +609,17 @@ async def history_of(
             "inTrash": kind == "memo" and memo is not None and memo["status"] == "DELETED",
             "olderDropped": any(change.get("olderDropped") for change in changes),
             "olderNotListed": older, "subtasksOlderNotListed": subtasks_older}  # fmt: skip
+
+
+async def _subtasks_of(page: Page, task_id: str) -> list[str]:
+    """A task's subtasks, live and the most recently trashed (what the task page's panel reads):
+    get_todo_task's by-key read of the task and its subtasks' index list, never the timeline.
+    Nothing for a task that is not on the board (in the trash, deleted): its own history alone."""
+    try:
+        detail = await page.invoke("get_todo_task", {"id": task_id, "includeContext": True})
+    except NotFound:
+        return []
+    return [subtask["id"] for subtask in detail["subtasks"]] + list(detail.get("trashedSubtaskIds", []))
 
 
 def _current(changes: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -660,7 +680,7 @@ async def gone_record_page(page: Page, record_id: str) -> Response | None:
 
 
 async def history_page(page: Page) -> Response:
-    history = await history_of(page, page.request.path_params["record_id"])
+    history = await history_of(page, page.request.path_params["record_id"], find_subtasks=True)
     return page.render("activity/history.html", nav="activity", history=history)
 
 
