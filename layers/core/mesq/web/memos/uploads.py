@@ -73,8 +73,18 @@ async def complete_upload(page: Page) -> Response:
     return json_ok(await page.invoke("complete_memo_upload_session", _arguments(page, _COMPLETE_FIELDS)))
 
 
+def _declared_size(page: Page) -> int | None:
+    """The body's declared length (the file's size: the body is the file), None when not given."""
+    declared = page.request.headers.get("content-length", "").strip()
+    return int(declared) if declared.isascii() and declared.isdigit() else None
+
+
 async def _spooled_body(page: Page) -> tuple[IO[bytes], int]:
-    """The request body in a temporary file (on disk past 1 MiB), refused past the file limit."""
+    """The request body in a temporary file (on disk past 1 MiB), refused past the file limit:
+    at once when its declared length is over it (nothing read), else as it arrives (chunked)."""
+    declared = _declared_size(page)
+    if declared is not None and declared > uploads.MAX_FILE_BYTES:
+        raise uploads.too_large("file", declared)
     spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY_BYTES)  # noqa: SIM115 - closed by the caller
     size = 0
     async for chunk in page.request.stream():
