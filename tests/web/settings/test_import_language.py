@@ -260,3 +260,27 @@ def test_a_todoist_project_of_sections_only_is_counted_on_its_report(
     assert first_counts == created
     assert nothing_new not in first
     assert again_counts == [] and again.startswith(nothing_new)
+
+
+def test_a_report_kept_while_its_import_runs_says_so_and_offers_no_undo_yet(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """The report is kept from before an import's first write; while its process (this one) still
+    writes, the page says it is running, and Undo waits for the end (409) rather than racing it."""
+    from collections import Counter
+
+    from mesq.imports.plan import Report
+    from mesq.imports.reports import keep_progress, read_report
+    from mesq.kernel.timestamps import now_timestamp
+
+    person = browser()
+    report = Report("todoist", run_id="run-still-writing", imported=Counter(spaces=1, columns=2, tasks=3))
+    keep_progress(services.items, person.user_id, report, now_timestamp())
+    page = html.unescape(person.client.get("/settings/import/runs/run-still-writing", headers=EN).text)
+    assert "This import is still running: reload this page to see what it has written so far." in page
+    assert "/undo" not in page
+    undo = person.client.post("/settings/import/runs/run-still-writing/undo", data={"csrf": person.csrf}, headers=ZH)
+    assert undo.status_code == 409
+    assert "这次导入还在进行中" in html.unescape(undo.text)
+    stored = read_report(services.items, person.user_id, "run-still-writing")
+    assert stored is not None and "running" in stored and "interrupted" not in stored
