@@ -1,6 +1,6 @@
-"""`mesq serve` killed (kill -9) while an import writes: after the restart the import's report
-page says it was interrupted, counts what it had written (never "nothing new"), and its Undo
-puts every memo it wrote in the trash. Before, the report was kept only at the end, so such a
+"""`mesq serve` killed (kill -9) while an import writes: after the restart Settings → Import links
+to the import's report, whose page says it was interrupted, counts what it had written (never
+"nothing new"), and whose Undo puts every memo it wrote in the trash. Before, the report was kept only at the end, so such a
 run had no report page and no Undo but the per-change one in /activity."""
 
 from __future__ import annotations
@@ -86,14 +86,10 @@ def test_an_import_whose_server_was_killed_is_shown_interrupted_with_what_it_wro
     try:
         client, csrf = _signed_in(server, "kay")
         try:
-            runs = httpx.get(
-                f"{server.base_url}/api/toolkit/changes",
-                params={"limit": 1},
-                headers={"Authorization": f"Bearer {account.token}"},
-                timeout=30,
-            )
-            assert runs.status_code == 200, runs.text
-            run_id = runs.json()["data"]["changes"][0]["runId"]
+            listing = html.unescape(client.get("/settings/import").text)
+            unfinished = listing.split('id="import-unfinished">')[1].split("</section>")[0]
+            assert "interrupted: undo it or import the same file again" in unfinished
+            run_id = unfinished.split('href="/settings/import/runs/')[1].split('"')[0]
             page = client.get(f"/settings/import/runs/{run_id}")
             assert page.status_code == 200, page.text
             text = html.unescape(page.text)
@@ -109,6 +105,7 @@ def test_an_import_whose_server_was_killed_is_shown_interrupted_with_what_it_wro
             assert _memo_count(server, account.token) == 0
             after = html.unescape(client.get(f"/settings/import/runs/{run_id}").text)
             assert "records moved to the trash" in after
+            assert 'id="import-unfinished"' not in client.get("/settings/import").text  # undone: not listed
         finally:
             client.close()
     finally:

@@ -116,6 +116,27 @@ def read_report(items: ItemStore, user_id: str, run_id: str) -> dict[str, Any] |
     return marked
 
 
+def unfinished_reports(items: ItemStore, user_id: str, most: int = 20) -> list[dict[str, Any]]:
+    """The newest reports (up to `most`) of imports still running or interrupted and not undone,
+    for the Import page to link to: a browser whose server died mid-import never got the report's
+    address. Reports are kept 90 days; an account holds a handful."""
+    found: list[dict[str, Any]] = []
+    after = None
+    while True:
+        page = items.query(user_partition(user_id), prefix=PREFIX, descending=True, after=after)
+        for item in page.items:
+            if not (item.get("running") or item.get("interrupted")) or item.get("undone"):
+                continue
+            run_id = str(item.get("sk", ""))[len(PREFIX) :]
+            stored = read_report(items, user_id, run_id)  # marks one whose process is gone
+            if stored is not None and not stored.get("undone"):
+                found.append(stored)
+        after = page.next_key
+        if after is None or len(found) >= most:
+            break
+    return sorted(found, key=lambda stored: str(stored.get("at", "")), reverse=True)[:most]
+
+
 def mark_undone(items: ItemStore, user_id: str, run_id: str, undone: dict[str, Any]) -> None:
     stored = read_report(items, user_id, run_id)
     if stored is not None:
