@@ -1,7 +1,7 @@
 """`mesq serve` killed (kill -9) while an import writes: after the restart Settings → Import links
 to the import's report, whose page says it was interrupted, counts what it had written (never
-"nothing new"), and whose Undo puts every memo it wrote in the trash. Before, the report was kept only at the end, so such a
-run had no report page and no Undo but the per-change one in /activity."""
+"nothing new"), and whose Undo puts every memo it wrote in the trash. Before, the report was kept
+only at the end, so such a run had no report page and no Undo but the per-change one in /activity."""
 
 from __future__ import annotations
 
