@@ -20,7 +20,7 @@ from aws_lambda_powertools import Logger
 
 from ..application.ratelimit import RateLimiter, counted_import
 from ..imports.plan import CutShort, Report, SourceError
-from ..imports.reports import keep_progress, save_report
+from ..imports.reports import forget_report, keep_interrupted, keep_progress, save_report
 from ..imports.run import Progress
 from ..kernel.context import Channel, Principal
 from ..kernel.timestamps import now_timestamp
@@ -83,6 +83,17 @@ def import_upload(
                 )
         except CutShort as error:  # what was written has its report page too, with Undo
             save_report(services.items, principal.user_id, error.report)
+            raise
+        except SourceError:  # refused at a write with nothing written: no report, as before any write
+            if progress.report is not None:
+                forget_report(services.items, principal.user_id, progress.report.run_id)
+            raise
+        except BaseException:  # a fault half-way: never a report that says "running" for good
+            if progress.report is not None:
+                try:
+                    keep_interrupted(services.items, principal.user_id, progress.report, begun)
+                except Exception:
+                    logger.exception("the report of an import stopped by a fault could not be kept")
             raise
     save_report(services.items, principal.user_id, report)
     return report

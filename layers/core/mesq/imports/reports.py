@@ -70,6 +70,19 @@ def keep_progress(items: ItemStore, user_id: str, report: Report, at: str) -> No
                "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
 
 
+def keep_interrupted(items: ItemStore, user_id: str, report: Report, at: str) -> None:
+    """The report of a run a fault stopped half-way (not a refusal: those are `CutShort`'s)."""
+    pk, sk = report_key(user_id, report.run_id)
+    english, words = _fitted(report.as_dict(), report.words())
+    items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at, "interrupted": True,
+               "interruptedAt": now_timestamp(), "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+
+
+def forget_report(items: ItemStore, user_id: str, run_id: str) -> None:
+    """A run that wrote nothing after all (its file refused at a write): no report."""
+    items.delete(report_key(user_id, run_id))
+
+
 def _gone(running: dict[str, Any]) -> bool:
     """Whether the process that kept a running report has ended without its final report."""
     if running.get("host") != platform.node():

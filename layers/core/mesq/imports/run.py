@@ -81,8 +81,11 @@ class Progress:
     told: Callable[[Report], None]
     every: float = 1.0
     _last: float = field(default=0.0, init=False)
+    #: The report once the writes have begun (None before: nothing was kept).
+    report: Report | None = field(default=None, init=False)
 
     def begun(self, report: Report) -> None:
+        self.report = report
         self.told(report)
         self._last = time.monotonic()
 
