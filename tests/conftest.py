@@ -257,6 +257,7 @@ _TIMING_FILES = {
     "tests/e2e/test_serve_latency.py",
     "tests/e2e/test_outbound_deadlines.py",
     "tests/e2e/test_slow_clients.py",
+    "tests/e2e/test_declared_length_refusals.py",
     "tests/e2e/test_serve_dynamodb_preflight.py",
     "tests/e2e/test_search_after_start.py",
     "tests/infra/test_prerequisites.py",

@@ -8,7 +8,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 from mesq.application.ratelimit import PROFILES, RateLimiter, user_subject
@@ -267,3 +269,42 @@ def test_a_name_past_255_characters_still_names_its_project(
         assert answer.status_code == 200 and answer.json()["data"]["imported"]["tasks"] == 1, answer.text
     names = {space["name"] for space in load_state(services.items, account.user_id).spaces.values()}
     assert "upload" not in names and {"长" * model.NAME_MAX, "短" * model.NAME_MAX} <= names, names
+
+
+def test_an_import_a_fault_stops_half_way_leaves_an_interrupted_report(
+    client: TestClient,
+    make_account: Callable[..., Account],
+    services: Services,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fault after the first writes (here the store failing at the sixth memo) answers 500, and
+    the report kept from before the first write is marked interrupted with the five memos written,
+    never left "running" while the server lives on; a file refused with nothing written keeps none."""
+    from mesq.imports import run
+    from mesq.imports.reports import read_report
+    from mesq.kernel.keys import user_partition
+
+    account = make_account(scopes="memo:read,memo:write")
+    flomo_export(tmp_path / "flomo.zip", count=12)
+    written = run.write_memo
+    calls = {"n": 0}
+
+    def failing(*args: Any, **kwargs: Any) -> bool:  # the sixth memo's write fails as a broken disk would
+        calls["n"] += 1
+        if calls["n"] == 6:
+            raise RuntimeError("disk I/O error")
+        return bool(written(*args, **kwargs))
+
+    monkeypatch.setattr(run, "write_memo", failing)
+    answer = client.post(
+        "/api/toolkit/import?kind=flomo",
+        content=(tmp_path / "flomo.zip").read_bytes(),
+        headers={**account.headers, "Content-Type": "application/zip"},
+    )
+    assert answer.status_code == 500
+    reports = services.items.query(user_partition(account.user_id), prefix="IMPORT#").items
+    assert len(reports) == 1
+    stored = read_report(services.items, account.user_id, reports[0]["sk"].removeprefix("IMPORT#"))
+    assert stored is not None and stored.get("interrupted") is True and "running" not in stored
+    assert stored["report"]["imported"]["memos"] == 5

@@ -648,3 +648,60 @@ def test_the_trash_says_its_times_as_activity_does_not_as_an_offset(
     confirm = ada.get(f"/trash/{memo['id']}/delete", headers={"Accept-Language": "en-US"}).text
     assert "created Nov 3, 2025 07:30" in confirm
     assert not any("+0800" in page for page in (en, zh, confirm))
+
+
+def test_a_downloads_type_is_the_same_on_local_files_and_s3(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The page's download of an attachment has one type whichever store holds it: an SVG (or
+    HTML, text) is `application/octet-stream` from local files as from S3's presigned GET, where
+    it was `image/svg+xml` locally; an image a browser only decodes keeps its type on both. The
+    local answer keeps `attachment`, nosniff and the sandbox CSP."""
+    import httpx
+
+    use_fake_aws(monkeypatch)
+    server: MotoS3Server = request.getfixturevalue("moto_server")
+    local = build_services(inprocess_settings(data_dir=tmp_path / "data"))
+    store = S3BlobStore("mesq-web-types", client=make_s3_client(server.url, REGION, fake_session()))
+    store.client.create_bucket(Bucket="mesq-web-types")
+    on_s3 = Services(settings=local.settings, items=local.items, blobs=store)
+    files = {"pic.svg": "image/svg+xml", "page.html": "text/html", "note.txt": "text/plain", "pic.png": "image/png"}
+    served: dict[str, dict[str, str]] = {}
+    for label, services in (("local", local), ("s3", on_s3)):
+        app = starlette_app(web_routes(services, throttle=POLICY), services.settings)
+        with TestClient(app, base_url=BASE) as client:
+            create_user(services.items, f"ada-{label}", PASSWORD)
+            assert sign_in(client, f"ada-{label}").status_code == 303
+            csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/settings/tokens").text)
+            assert csrf
+            for name, mime in files.items():
+                relayed = client.post(
+                    "/memos/uploads/relay",
+                    params={"displayName": name, "mimeType": mime},
+                    content=b"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'/>",
+                    headers={"X-CSRF-Token": csrf.group(1), "Content-Type": mime},
+                )
+                assert relayed.status_code == 200, relayed.text
+                answer = client.get(
+                    "/memos/attachment", params={"path": relayed.json()["path"]}, follow_redirects=False
+                )
+                if label == "s3":
+                    assert answer.status_code == 307
+                    answer = httpx.get(answer.headers["location"])
+                else:
+                    assert answer.headers["x-content-type-options"] == "nosniff"
+                    assert answer.headers["content-security-policy"] == "default-src 'none'; sandbox"
+                assert answer.status_code == 200
+                assert answer.headers["content-disposition"].startswith("attachment;")
+                served.setdefault(label, {})[name] = answer.headers["content-type"]
+    local.items.close()
+    assert (
+        served["local"]
+        == served["s3"]
+        == {
+            "pic.svg": "application/octet-stream",
+            "page.html": "application/octet-stream",
+            "note.txt": "application/octet-stream",
+            "pic.png": "image/png",
+        }
+    )

@@ -220,3 +220,67 @@ def test_a_long_project_name_from_the_page_names_its_space(services: Services, b
     spaces = {space["id"]: space["name"] for space in state.spaces.values()}
     review = sorted(spaces[task["spaceId"]] for task in state.every_task() if task["title"] == "每周复盘")
     assert review == sorted(name.removesuffix(".csv").rsplit(" [", 1)[0] for name in names)
+
+
+def _summary(page: str) -> tuple[str, list[str]]:
+    """The report's summary line and its counts, as the page says them."""
+    text = html.unescape(page)
+    summary = text.split('id="import-summary">')[1].split("</p>")[0]
+    counts = text.split('class="import-counts">')[1].split("</ul>")[0]
+    return summary, [item.split("</li>")[0] for item in counts.split("<li>")[1:]]
+
+
+@pytest.mark.parametrize(
+    ("headers", "created", "nothing_new"),
+    [
+        (EN, ["1 space", "2 columns"], "Nothing new was imported."),
+        (ZH, ["1 个空间", "2 列"], "没有导入新的内容。"),
+    ],
+)
+def test_a_todoist_project_of_sections_only_is_counted_on_its_report(
+    browser: Callable[..., Browser], headers: dict[str, str], created: list[str], nothing_new: str
+) -> None:
+    """A project with sections and no tasks becomes a space with its columns: its report counts
+    them and never says nothing new was imported (it did, when only memos and tasks counted);
+    the same file again creates nothing and says so."""
+    person = browser()
+    project = b"TYPE,CONTENT,PRIORITY,INDENT\nsection,Backlog,,\nsection,Doing,,\n"
+    reports = []
+    for _ in range(2):
+        answer = person.client.post(
+            "/settings/import/app",
+            data={"csrf": person.csrf, "kind": "todoist"},
+            files={"file": ("Plans.csv", project, "text/csv")},
+            headers=headers,
+            follow_redirects=False,
+        )
+        assert answer.status_code == 303, answer.text
+        reports.append(_summary(person.client.get(answer.headers["location"], headers=headers).text))
+    (first, first_counts), (again, again_counts) = reports
+    assert first_counts == created
+    assert nothing_new not in first
+    assert again_counts == [] and again.startswith(nothing_new)
+
+
+def test_a_report_kept_while_its_import_runs_says_so_and_offers_no_undo_yet(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """The report is kept from before an import's first write; while its process (this one) still
+    writes, the page says it is running, and Undo waits for the end (409) rather than racing it."""
+    from collections import Counter
+
+    from mesq.imports.plan import Report
+    from mesq.imports.reports import keep_progress, read_report
+    from mesq.kernel.timestamps import now_timestamp
+
+    person = browser()
+    report = Report("todoist", run_id="run-still-writing", imported=Counter(spaces=1, columns=2, tasks=3))
+    keep_progress(services.items, person.user_id, report, now_timestamp())
+    page = html.unescape(person.client.get("/settings/import/runs/run-still-writing", headers=EN).text)
+    assert "This import is still running: reload this page to see what it has written so far." in page
+    assert "/undo" not in page
+    undo = person.client.post("/settings/import/runs/run-still-writing/undo", data={"csrf": person.csrf}, headers=ZH)
+    assert undo.status_code == 409
+    assert "这次导入还在进行中" in html.unescape(undo.text)
+    stored = read_report(services.items, person.user_id, "run-still-writing")
+    assert stored is not None and "running" in stored and "interrupted" not in stored

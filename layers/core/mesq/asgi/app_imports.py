@@ -3,7 +3,8 @@
 holding one of the archive slots and counted in the user's `import` bucket
 (`account_archive.archive_slot`: one import or export per user, a few per process, one more
 refused at once with 503 and Retry-After), the upload copied to a temporary file, then
-`wiring.imports.import_file`; the report is kept for its page (`imports/reports.py`)."""
+`wiring.imports.import_file`; the report is kept for its page (`imports/reports.py`), from before
+the first write on (a process killed half-way leaves it, shown as interrupted)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ from aws_lambda_powertools import Logger
 
 from ..application.ratelimit import RateLimiter, counted_import
 from ..imports.plan import CutShort, Report, SourceError
-from ..imports.reports import save_report
+from ..imports.reports import forget_report, keep_interrupted, keep_progress, save_report
+from ..imports.run import Progress
 from ..kernel.context import Channel, Principal
+from ..kernel.timestamps import now_timestamp
 from ..search.imported import during_import
 from ..wiring.imports import ImportOptions, import_file, upload_base_name
 from ..wiring.services import Services
@@ -62,13 +65,35 @@ def import_upload(
             options = replace(options, label=shown)
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
+        begun = now_timestamp()
+        # Kept from before the first write and as it grows: a process killed half-way (kill -9)
+        # leaves a report that its page shows as interrupted, with what it wrote and its Undo.
+        progress = Progress(lambda report: keep_progress(services.items, principal.user_id, report, begun))
         try:
             with during_import(services, principal.user_id):  # the search indexes: built once, afterwards
                 report = import_file(
-                    services, principal.user_id, kind, path, options=options, principal=principal, channel=channel
+                    services,
+                    principal.user_id,
+                    kind,
+                    path,
+                    options=options,
+                    principal=principal,
+                    channel=channel,
+                    progress=progress,
                 )
         except CutShort as error:  # what was written has its report page too, with Undo
             save_report(services.items, principal.user_id, error.report)
+            raise
+        except SourceError:  # refused at a write with nothing written: no report, as before any write
+            if progress.report is not None:
+                forget_report(services.items, principal.user_id, progress.report.run_id)
+            raise
+        except BaseException:  # a fault half-way: never a report that says "running" for good
+            if progress.report is not None:
+                try:
+                    keep_interrupted(services.items, principal.user_id, progress.report, begun)
+                except Exception:
+                    logger.exception("the report of an import stopped by a fault could not be kept")
             raise
     save_report(services.items, principal.user_id, report)
     return report

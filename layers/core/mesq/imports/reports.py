@@ -3,11 +3,20 @@
 REPORT_DAYS (TTL), with what its undo did once it is undone. Its skipped and kept entries are kept
 twice: in English (`report`, as REST answered) and as templates with their parameters (`words`,
 `Report.words`), which the page says in its reader's language. Not carried by an account archive
-(its prefix is not an exported kind)."""
+(its prefix is not an exported kind).
+
+A server's import keeps its report from before its first write (`keep_progress`, told by
+`run.Progress`): `running` names the process writing it (host, pid, the process's start), and the
+counts grow as it writes. The final report replaces it. A report still `running` whose process is
+gone (`mesq serve` killed: kill -9, a crash, the machine's power) is marked `interrupted` when it is
+read (`read_report`): its counts are what it had written at its last progress (at most
+`run.Progress.every` seconds before it stopped), and its Undo reverts every change of its run."""
 
 from __future__ import annotations
 
 import json
+import os
+import platform
 import time
 from typing import Any
 
@@ -23,17 +32,73 @@ REPORT_DAYS = 90
 STORED_BYTES = 256 * 1024
 UNDONE_BYTES = 64 * 1024
 _LISTS = ("skipped", "kept", "shortened")
+#: A running report kept by a process on another machine (a Lambda function, whose time limit is
+#: at most 15 minutes) is taken as interrupted once it has not grown for this long.
+STALE_SECONDS = 15 * 60
+
+
+def _process_start(pid: int) -> str:
+    """When process `pid` started (Linux: its start time in clock ticks since boot), so a pid the
+    system gave to another process since is not taken for the import's; "" where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rpartition(")")[2].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _this_process() -> dict[str, Any]:
+    return {"host": platform.node(), "pid": os.getpid(), "start": _process_start(os.getpid()), "aliveAt": time.time()}
 
 
 def report_key(user_id: str, run_id: str) -> Key:
     return (user_partition(user_id), PREFIX + run_id)
 
 
-def save_report(items: ItemStore, user_id: str, report: Report) -> None:
+def save_report(items: ItemStore, user_id: str, report: Report, *, at: str | None = None) -> None:
     pk, sk = report_key(user_id, report.run_id)
     english, words = _fitted(report.as_dict(), report.words())
-    items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": now_timestamp(),
+    items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at or now_timestamp(),
                "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+
+
+def keep_progress(items: ItemStore, user_id: str, report: Report, at: str) -> None:
+    """The report of a run still writing (`at`: when it began), with the process that writes it."""
+    pk, sk = report_key(user_id, report.run_id)
+    english, words = _fitted(report.as_dict(), report.words())
+    items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at, "running": _this_process(),
+               "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+
+
+def keep_interrupted(items: ItemStore, user_id: str, report: Report, at: str) -> None:
+    """The report of a run a fault stopped half-way (not a refusal: those are `CutShort`'s)."""
+    pk, sk = report_key(user_id, report.run_id)
+    english, words = _fitted(report.as_dict(), report.words())
+    items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at, "interrupted": True,
+               "interruptedAt": now_timestamp(), "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+
+
+def forget_report(items: ItemStore, user_id: str, run_id: str) -> None:
+    """A run that wrote nothing after all (its file refused at a write): no report."""
+    items.delete(report_key(user_id, run_id))
+
+
+def _gone(running: dict[str, Any]) -> bool:
+    """Whether the process that kept a running report has ended without its final report."""
+    if running.get("host") != platform.node():
+        return time.time() - float(running.get("aliveAt") or 0) > STALE_SECONDS
+    pid = running.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool):
+        return True
+    if pid == os.getpid():  # this process: running unless it started after the report's writer
+        return str(running.get("start") or "") != _process_start(pid)
+    try:
+        os.kill(pid, 0)  # no signal: only whether the process exists
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # someone else's process holds that pid now
+        return True
+    return str(running.get("start") or "") != _process_start(pid)
 
 
 def _fitted(english: dict[str, Any], words: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -53,7 +118,36 @@ def _size(english: dict[str, Any], words: dict[str, Any]) -> int:
 
 
 def read_report(items: ItemStore, user_id: str, run_id: str) -> dict[str, Any] | None:
-    return items.get(report_key(user_id, run_id))
+    """The kept report; one whose process ended while it ran is marked `interrupted` (and kept so)."""
+    stored = items.get(report_key(user_id, run_id))
+    running = stored.get("running") if stored is not None else None
+    if stored is None or not isinstance(running, dict) or not _gone(running):
+        return stored
+    marked = {key: value for key, value in stored.items() if key != "running"}
+    marked |= {"interrupted": True, "interruptedAt": now_timestamp()}
+    items.put(marked)
+    return marked
+
+
+def unfinished_reports(items: ItemStore, user_id: str, most: int = 20) -> list[dict[str, Any]]:
+    """The newest reports (up to `most`) of imports still running or interrupted and not undone,
+    for the Import page to link to: a browser whose server died mid-import never got the report's
+    address. Reports are kept 90 days; an account holds a handful."""
+    found: list[dict[str, Any]] = []
+    after = None
+    while True:
+        page = items.query(user_partition(user_id), prefix=PREFIX, descending=True, after=after)
+        for item in page.items:
+            if not (item.get("running") or item.get("interrupted")) or item.get("undone"):
+                continue
+            run_id = str(item.get("sk", ""))[len(PREFIX) :]
+            stored = read_report(items, user_id, run_id)  # marks one whose process is gone
+            if stored is not None and not stored.get("undone"):
+                found.append(stored)
+        after = page.next_key
+        if after is None or len(found) >= most:
+            break
+    return sorted(found, key=lambda stored: str(stored.get("at", "")), reverse=True)[:most]
 
 
 def mark_undone(items: ItemStore, user_id: str, run_id: str, undone: dict[str, Any]) -> None:

@@ -8,14 +8,17 @@ one run, and `undo_import` reverts it by that id). The command line's principal 
 `execute` first checks what only the whole plan can tell (the attachment quota), then writes:
 memos one by one (`memo_writes.write_memo`), spaces, then their columns' tasks
 (`todo_writes`). It adds to the account and never replaces: every record has an id derived from
-the source, written only when absent.
+the source, written only when absent. A `Progress` (the server's edges pass one) hears of the
+report before the first write and then at most once a `Progress.every` seconds while it writes:
+the edges keep it, so a run whose process dies (kill -9) still has its report and its Undo.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from ..attachments import store as attachment_store
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
@@ -69,15 +72,38 @@ def _check_quota(call: Call, plan: Plan) -> None:
         )
 
 
-def execute(call: Call, plan: Plan) -> Report:
+@dataclass
+class Progress:
+    """Told the report before the first write (`begun`) and then as it grows (`tick`), at most
+    once every `every` seconds: what a run has written so far, kept by the caller."""
+
+    told: Callable[[Report], None]
+    every: float = 1.0
+    _last: float = field(default=0.0, init=False)
+    #: The report once the writes have begun (None before: nothing was kept).
+    report: Report | None = field(default=None, init=False)
+
+    def begun(self, report: Report) -> None:
+        self.report = report
+        self.told(report)
+        self._last = time.monotonic()
+
+    def tick(self, report: Report) -> None:
+        if time.monotonic() - self._last >= self.every:
+            self.begun(report)
+
+
+def execute(call: Call, plan: Plan, progress: Progress | None = None) -> Report:
     started = time.perf_counter()
     report = plan.report
     report.run_id = call.run_id
     _check_quota(call, plan)
     for space in plan.spaces:
         check_planned(space)
+    if progress is not None:
+        progress.begun(report)
     try:
-        _write(call, plan, report)
+        _write(call, plan, report, progress.tick if progress is not None else _untold)
     except MesqError as error:  # after a first write: say what is there and how to finish or undo it
         report.seconds = time.perf_counter() - started
         raise CutShort(error.text, report) from error
@@ -96,9 +122,14 @@ def execute(call: Call, plan: Plan) -> Report:
     return report
 
 
-def _write(call: Call, plan: Plan, report: Report) -> None:
+def _untold(report: Report) -> None:
+    """No one to tell of the progress (the command line prints its report at the end)."""
+
+
+def _write(call: Call, plan: Plan, report: Report, tick: Callable[[Report], None]) -> None:
     tags: set[str] = set()
     for memo in plan.memos:
+        tick(report)
         stop_if_asked()
         report.records += 1
         if write_memo(call, memo, report.kind):
@@ -113,8 +144,10 @@ def _write(call: Call, plan: Plan, report: Report) -> None:
             there = memo_store.read_memo(call.services.items, call.principal.user_id, memo.memo_id)
             report.in_trash += there is not None and there.get("status") == "DELETED"
     for space in plan.spaces:
+        tick(report)
         report.imported.update(write_space(call, space))
         for column in space.columns:
+            tick(report)
             created: Counter[str] = Counter()
             written: list[PlannedTask] = []
             try:

@@ -20,7 +20,7 @@ from ..adapters.imports.memos_sqlite import open_memos_database
 from ..auth.user_zone import configured_zone
 from ..imports.memos import plan_memos
 from ..imports.plan import KINDS, Plan, Report, SourceError
-from ..imports.run import execute, import_call
+from ..imports.run import Progress, execute, import_call
 from ..imports.todoist import MAX_CSV_BYTES, plan_todoist
 from ..imports.zipped import open_zip
 from ..kernel.context import Channel, Principal
@@ -223,9 +223,11 @@ def import_file(
     options: ImportOptions = ImportOptions(),
     principal: Principal | None = None,
     channel: Channel = "cli",
+    progress: Progress | None = None,
 ) -> Report:
     """Read `path` as an export of `kind`, check it whole, then write it as one run; SourceError
-    (one line, nothing written) when the file cannot be imported."""
+    (one line, nothing written) when the file cannot be imported. `progress` hears of the report
+    before the first write and as it grows (`imports.run.Progress`)."""
     call = import_call(services, user_id, kind, principal=principal, channel=channel, language=options.language)
     report = Report(kind, run_id=call.run_id)
     language = board_language(services.items, user_id, options.language)
@@ -234,7 +236,7 @@ def import_file(
     try:
         with _plan(kind, path, user_id, report, options, language, zone) as plan:
             planning = False
-            return execute(call, plan)
+            return execute(call, plan, progress)
     except (OSError, RecursionError) as error:
         if not planning:  # a write's fault (the store's, the blobs'): not the file's
             raise

@@ -12,7 +12,8 @@
 
 `GET /memos/attachment?path=` downloads one of the user's memo attachments with the session (the
 API's read route takes a bearer token): the same ownership checks (`attachments.reads.stat`), the
-same headers (`asgi.downloads`), streamed from a relay store, a 60-second presigned GET on S3.
+same headers (`asgi.downloads`), streamed from a relay store, a 60-second presigned GET on S3; of the
+type that GET answers with on both (`inline_safe_type`: an SVG, HTML or text is octet-stream).
 `GET /todos/attachment?path=` is the same for a todo attachment (the task and inbox pages list them).
 """
 
@@ -33,6 +34,7 @@ from ...attachments.paths import MEMO, TODO, Namespace, kind_of, staging_path
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
 from ...kernel.ports.storage import BlobStore, PresignUnsupported
+from ...store.blob_downloads import inline_safe_type
 from ..kit.framework import Page, Web, endpoint, json_ok
 
 RELAY = "/memos/uploads/relay"
@@ -73,8 +75,18 @@ async def complete_upload(page: Page) -> Response:
     return json_ok(await page.invoke("complete_memo_upload_session", _arguments(page, _COMPLETE_FIELDS)))
 
 
+def _declared_size(page: Page) -> int | None:
+    """The body's declared length (the file's size: the body is the file), None when not given."""
+    declared = page.request.headers.get("content-length", "").strip()
+    return int(declared) if declared.isascii() and declared.isdigit() else None
+
+
 async def _spooled_body(page: Page) -> tuple[IO[bytes], int]:
-    """The request body in a temporary file (on disk past 1 MiB), refused past the file limit."""
+    """The request body in a temporary file (on disk past 1 MiB), refused past the file limit:
+    at once when its declared length is over it (nothing read), else as it arrives (chunked)."""
+    declared = _declared_size(page)
+    if declared is not None and declared > uploads.MAX_FILE_BYTES:
+        raise uploads.too_large("file", declared)
     spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY_BYTES)  # noqa: SIM115 - closed by the caller
     size = 0
     async for chunk in page.request.stream():
@@ -129,7 +141,10 @@ async def download(page: Page, kind: Namespace = MEMO) -> Response:
             content_type=stored.info.content_type,
         )
         return RedirectResponse(url, status_code=307, headers=dict(NO_STORE))
-    headers = download_headers(stored.record["displayName"], stored.info.content_type, stored.info.size)
+    # The type the presigned GET above answers with (an SVG, HTML or text is octet-stream there):
+    # a page's download is the same file on every store (nosniff and the sandbox CSP kept here).
+    served_type = inline_safe_type(stored.info.content_type)
+    headers = download_headers(stored.record["displayName"], served_type, stored.info.size)
     return StreamingResponse(services.blobs.stream(paths[0]), headers=headers)
 
 

@@ -35,6 +35,7 @@ from ...archive.format import ArchiveError
 from ...archive.importer import import_account
 from ...archive.markdown_import import import_markdown
 from ...asgi.account_archive import archive_download, archive_slot
+from ...imports.reports import unfinished_reports
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Principal
 from ...kernel.i18n import Text
@@ -90,6 +91,7 @@ def import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
         "app_error": None,
         "app_problem": None,
         "app_filename": None,
+        "unfinished": [],
         **extra,
     }
     return page.render(
@@ -98,7 +100,10 @@ def import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
 
 
 async def import_page(page: Page) -> Response:
-    return import_form(page)
+    # Imports from another app still running or cut off by a server that stopped: their reports'
+    # links (a browser whose server died mid-import never got the address).
+    unfinished = await run_sync(unfinished_reports, page.web.services.items, page.user.user_id)
+    return import_form(page, unfinished=unfinished)
 
 
 def _run_import(

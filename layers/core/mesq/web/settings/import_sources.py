@@ -11,7 +11,9 @@ account (docs/migrating.md).
 - The report page (`/settings/import/runs/{runId}`) reads the kept report (`imports/reports.py`):
   counts in the person's terms, what was skipped or kept as text and why, and "Undo this import"
   (`imports/undo.undo_import`: the imported memos and tasks to the trash, the import's emptied
-  spaces removed), with a link to the run in `/activity`.
+  spaces removed), with a link to the run in `/activity`. A report kept while its import still
+  runs says so (no Undo yet); one whose server stopped half-way (kill -9) says it was interrupted,
+  counts what it had written, and offers Undo (`imports/reports.read_report`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ...imports.plan import KINDS, SourceError
 from ...imports.reports import mark_undone, read_report
 from ...imports.undo import undo_import
 from ...kernel.concurrency import run_sync
-from ...kernel.errors import Forbidden, NotFound
+from ...kernel.errors import Conflict, Forbidden, NotFound
 from ...kernel.i18n import Text
 from ...kernel.messages import quoted
 from ...wiring.imports import ImportOptions
@@ -108,6 +110,8 @@ async def undo_submit(page: Page) -> Response:
     run_id = stored["report"]["runId"]
     if not {"memo:write", "todo:write"} <= page.principal.scopes:
         raise Forbidden("undoing an import needs memo:write and todo:write")
+    if stored.get("running"):
+        raise Conflict("this import is still running; undo it once it has finished (reload its report to see)")
     call = page.call()
     undone = await run_sync(undo_import, call, run_id)
     await run_sync(mark_undone, page.web.services.items, page.user.user_id, run_id, undone.as_dict())
