@@ -26,6 +26,7 @@ from mesq.mcp.code.sandbox import ANSWERS_BYTES
 from mesq.wiring.config import Settings
 from tests.conftest import LiveServer, run_cli, start_server, stop_server
 from tests.e2e.test_code_mode import connect
+from tests.oauth.browser import PASSWORD, Browser
 from tests.e2e.test_serve_dynamodb import aws_endpoints  # noqa: F401 - DynamoDB Local and moto's S3
 
 HUGE_ARRAY = "const a = new Array(2**27); a.fill(0.5); return a.length"
@@ -500,3 +501,41 @@ def test_a_run_whose_client_went_away_stops_writing_and_frees_the_users_workers(
     answer, seconds, counts = anyio.run(body)
     assert counts[0] > 0 and counts[1] - counts[0] <= 2, counts  # at most each run's call in flight
     assert answer.get("data", {}).get("result") == "next" and seconds < 3.0, (answer, seconds)
+
+
+def test_a_cancelled_runs_writes_are_found_and_undone_by_its_run_id(live_server):
+    """A run abandoned mid-way (the client went away, so the endpoint cancelled it) never
+    answered its report, whose `runId` names what it wrote. The person must still find the run
+    and take it back: every change it made carries one runId, `list_changes {actor: "me"}`
+    names it, `/activity` shows the run as a session whose Undo posts that id, and
+    `undo_changes {runId}` reverts all of it."""
+    writer = live_server.account("canceller", scopes="memo:read,memo:write")
+    ticking = "for (;;) { await mesq.create_memo({content: 'tick #cancelled'}); }"
+
+    async def body() -> dict[str, Any]:
+        async with connect(live_server, writer.token) as client:
+            with anyio.move_on_after(1.0):
+                await call(client, "run_code", {"code": ticking, "timeoutMs": 30_000, "maxCalls": 200})
+        await anyio.sleep(1.0)  # a call in flight at the cancellation ends
+        assert memo_count(live_server, writer.token) > 0
+        async with connect(live_server, writer.token) as client:
+            listed, _, _ = await call(client, "list_changes", {"actor": "me", "limit": 100})
+            assert "data" in listed, listed
+            run_ids = {change["runId"] for change in listed["data"]["changes"]}
+            assert len(run_ids) == 1 and listed["data"]["changes"], listed
+            run_id = run_ids.pop()
+            by_run, _, _ = await call(client, "list_changes", {"runId": run_id, "limit": 100})
+            assert len(by_run["data"]["changes"]) == len(listed["data"]["changes"]), by_run
+            assert {change["sessionId"] for change in by_run["data"]["changes"]} == {run_id}
+            browser = Browser(live_server.base_url, "canceller", PASSWORD)
+            try:
+                page = browser._follow("/activity")
+            finally:
+                browser.close()
+            assert page.status_code == 200 and run_id in page.text, page.text[-2000:]
+            undone, _, _ = await call(client, "undo_changes", {"runId": run_id})
+            assert "data" in undone, undone
+            return undone
+
+    anyio.run(body)
+    assert memo_count(live_server, writer.token) == 0
