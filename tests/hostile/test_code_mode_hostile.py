@@ -26,8 +26,8 @@ from mesq.mcp.code.sandbox import ANSWERS_BYTES
 from mesq.wiring.config import Settings
 from tests.conftest import LiveServer, run_cli, start_server, stop_server
 from tests.e2e.test_code_mode import connect
-from tests.oauth.browser import PASSWORD, Browser
 from tests.e2e.test_serve_dynamodb import aws_endpoints  # noqa: F401 - DynamoDB Local and moto's S3
+from tests.oauth.browser import PASSWORD, Browser
 
 HUGE_ARRAY = "const a = new Array(2**27); a.fill(0.5); return a.length"
 FORGED_STRINGIFY = """
