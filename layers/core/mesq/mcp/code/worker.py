@@ -68,10 +68,12 @@ MAX_THROWN_CHARS = 1_000
 #: is one U+FFFD after the cut): a result made of them may be cut shorter than its budget.
 CROSSING_WIDTH = 2
 CROSSING_SLACK = 1024
-#: What one last read of the checkpoint may take after a time or memory stop, and how many
-#: tries a memory stop's read gets (a try can meet the limit while the heap is collected).
+#: What one last read of the checkpoint may take after a time stop.
 FINAL_POLL_S = 0.2
-FINAL_READS = 4
+#: After a memory stop: how long the last read may take in all, in how many tries (the first is
+#: often still terminated, ~60 ms after the stop; a loaded machine needs more).
+FINAL_MEMORY_READ_S = 0.6
+FINAL_READS = 6
 FINAL_READ_PAUSE_S = 0.02
 #: What a memory stop's last read may add to the heap: the checkpoint's crossing text (at most
 #: twice 100,000 characters and some room, UTF-16) with ample room to spare.
@@ -515,13 +517,13 @@ def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
 
 def _final_checkpoint(racer: Any, read: Any, kept: tuple[str, int] | None, limit: int) -> tuple[str, int] | None:
     """The checkpoint after a memory stop, read in up to FINAL_READS short tries within
-    FINAL_POLL_S: each asks the isolate to collect (the stopped code's garbage goes) and lifts its
+    FINAL_MEMORY_READ_S: each asks the isolate to collect (the stopped code's garbage goes) and lifts its
     limit to READ_OVERSHOOT times the budget and READ_HEADROOM_BYTES (the script's own memory
     stays, past the limit by V8's overshoot, and the read's text needs room: it adds no more than
     that text). A try can fail (the first right after a stop is often still terminated; the limit
     can be met again); every failure keeps `kept`, the checkpoint read at a call. The isolate is
     closed with the process (the worker retires)."""
-    stop_at = time.monotonic() + FINAL_POLL_S
+    stop_at = time.monotonic() + FINAL_MEMORY_READ_S
     for _ in range(FINAL_READS):
         left = stop_at - time.monotonic()
         if left <= 0:
