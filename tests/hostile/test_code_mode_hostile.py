@@ -539,3 +539,53 @@ def test_a_cancelled_runs_writes_are_found_and_undone_by_its_run_id(live_server)
 
     anyio.run(body)
     assert memo_count(live_server, writer.token) == 0
+
+
+def test_a_loop_of_large_reads_leaves_another_users_calls_fast(live_server):
+    """One user's script reads a ~10 MB attachment over and over (each answer ~14 MB of JSON to
+    encode for the sandbox); another user's warm `get_memo` calls meanwhile stay fast. Before,
+    each answer was encoded twice on the event loop (the envelope, then the frame, escaping it
+    again, and a regex pass over each) and the worker's frames decoded there: the other user's call
+    waited up to ~0.6 s per read (p95 ~0.25-0.41 s)."""
+    reader = live_server.account("large-looper", scopes="memo:read,memo:write")
+    other = live_server.account("large-neighbour", scopes="memo:read,memo:write")
+    path = upload(live_server, reader.token, os.urandom(Settings().mcp_read_cap_bytes - 1024))
+    loop = (
+        f"let n = 0; for (let i = 0; i < 6; i++) n += (await mesq.read_memo_resource({{path: {json.dumps(path)}}}))"
+        ".data.fileSize; return n"
+    )
+    memo = memo_of(live_server, other.token)
+    waits: list[float] = []
+
+    async def body() -> dict[str, Any]:
+        async with connect(live_server, other.token) as neighbour, connect(live_server, reader.token) as looper:
+            for _ in range(5):  # warm
+                await call(neighbour, "get_memo", {"id": memo})
+            await call(looper, "run_code", {"code": "return 1"})
+            done: dict[str, Any] = {}
+
+            async def reads() -> None:
+                done["answer"], _, _ = await call(
+                    looper, "run_code", {"code": loop, "timeoutMs": 30_000, "memoryMb": 128}
+                )
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(reads)
+                while "answer" not in done:
+                    _, seconds, _ = await call(neighbour, "get_memo", {"id": memo})
+                    waits.append(seconds)
+                    await anyio.sleep(0.02)
+            return done["answer"]
+
+    answer = anyio.run(body)
+    assert answer["data"].get("result") == 6 * (Settings().mcp_read_cap_bytes - 1024), answer
+    waits.sort()
+    p95, p99 = waits[int(len(waits) * 0.95)], waits[int(len(waits) * 0.99)]
+    stalled = sum(1 for wait in waits if wait > 0.3)
+    print(
+        f"neighbour get_memo: {len(waits)} calls, p50 {waits[len(waits) // 2]:.3f} s, p95 {p95:.3f} s, "
+        f"p99 {p99:.3f} s, max {waits[-1]:.3f} s, {stalled} over 0.3 s; reader {answer['data']['ms']} ms"
+    )
+    # Before: p95 0.23-0.26 s, p99 0.46-0.58 s, 4-5 calls over 0.25 s (one a read); after: p95
+    # 0.06-0.09 s, p99 0.09-0.23 s, at most one over 0.3 s (2 cores shared, load ~6).
+    assert len(waits) >= 20 and p95 < 0.2 and stalled <= 1, (p95, stalled, waits[-5:])

@@ -616,3 +616,14 @@ def test_answers_a_script_does_not_keep_do_not_use_up_its_memory(pool):
 
     outcome = asyncio.run(body())
     assert outcome.stopped is None and outcome.result_json == str(40 * 1_000_000), outcome
+
+
+def test_a_large_answer_is_encoded_in_slices_as_a_whole_would_be(monkeypatch):
+    """`answer_bytes` (a large answer's frame entry, built off the event loop a slice at a time)
+    is byte for byte what the frame's compact JSON of `[id, true, text]` is: quotes, backslashes,
+    controls, non-ASCII, characters outside the BMP at a slice's edge, a lone surrogate."""
+    monkeypatch.setattr(sandbox, "ENCODE_SLICE_CHARS", 7)
+    text = 'a"b\\c\n\x01é中😀' * 5 + "\ud800" + json.dumps({"data": {"blob": "QUJD" * 10, "t": "x😀y"}})
+    for cut in range(len(text)):
+        sample = text[cut:]
+        assert sandbox.answer_bytes(12, sample) == compact([12, True, sample]).encode("utf-8"), cut

@@ -220,7 +220,8 @@ class Run:
             )
         self.calls += 1
         started = time.monotonic()
-        envelope = await run_sync(self.envelope, name, arguments)
+        # Encoded in the worker thread too: a read's answer can be ~14 MB of JSON.
+        envelope, text = await run_sync(self.encoded_envelope, name, arguments)
         ms = round((time.monotonic() - started) * 1000)
         tool = self.catalog.get(name)
         shown = name if tool is not None else name[:MAX_LOGGED_NAME]
@@ -229,7 +230,7 @@ class Run:
         if "error" in envelope:  # the message names the fix: the log keeps it even if the script drops it
             line += f": {envelope['error']['message'][:MAX_LOGGED_MESSAGE]}"
         self.log.add(line)
-        return compact(envelope)
+        return text
 
     def frame_full(self, name: str, used: int, limit: int) -> str:
         """A call left out of its batch: the batch's answers would pass the sandbox's frame cap."""
@@ -248,6 +249,10 @@ class Run:
             f"the time budget of {self.budgets.timeout_ms} ms per run ran out before this call started, so it was not "
             f"run; return what you have and continue in a new run"
         )
+
+    def encoded_envelope(self, name: str, arguments: str) -> tuple[dict[str, Any], str]:
+        envelope = self.envelope(name, arguments)
+        return envelope, compact(envelope)
 
     def envelope(self, name: str, arguments: str) -> dict[str, Any]:
         trace_id = self.state.trace_id
