@@ -266,10 +266,33 @@ class Run:
         try:
             parsed = parse_json_object(arguments.encode("utf-8"))
         except MesqError as error:
-            return error.envelope(trace_id)
+            return (not_an_object(name, arguments) or error).envelope(trace_id)
         return run_tool(
             self.catalog, self.state, tool, parsed, limiter=self.limiter, counted=COUNTED, principal=self.principal
         )
+
+
+#: What a script passed instead of an object of arguments, as the error names it.
+_PASSED = ((type(None), "null"), (list, "an array"), (str, "a string"), (bool, "a boolean"), ((int, float), "a number"))
+
+
+def not_an_object(name: str, arguments: str) -> ValidationError | None:
+    """The error for JSON arguments that are not an object (`mesq.list_memos(null)`): what to pass
+    and what was passed, in a script's terms. The bridge sends `null` for `null` and for what
+    JSON cannot carry (a function, a symbol); `mesq.<tool>()` sends `{}`. None for text that is
+    not JSON, or an object: parse_json_object's own error says what is wrong there."""
+    try:
+        value = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return None
+    got = next((words for kind, words in _PASSED if isinstance(value, kind)), None)
+    if got is None:
+        return None
+    return ValidationError(
+        "mesq.%(tool)s(args) takes one object of arguments: pass {} for none, as in mesq.%(tool)s({}); got %(got)s",
+        tool=name,
+        got=got,
+    )
 
 
 class RunLog:
