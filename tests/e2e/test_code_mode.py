@@ -381,3 +381,23 @@ def test_a_blank_search_tools_query_is_refused_like_an_empty_one(live_server):
             assert not found.is_error, found
 
     scenario(body)
+
+
+def test_a_call_whose_arguments_are_not_an_object_says_what_to_pass(live_server):
+    """`mesq.list_memos(null)` (or an array, a string, a number): the thrown text names the tool,
+    says to pass one object (`{}` for none) and what was passed. Before: "request body must be a
+    JSON object", words about an HTTP body a script never sent. No arguments at all stays `{}`."""
+    reader = live_server.account("null-arguments", scopes=MEMO_RW)
+
+    async def body() -> None:
+        async with connect(live_server, reader.token) as client:
+            for passed, got in (("null", "null"), ("[1]", "an array"), ("'x'", "a string"), ("7", "a number")):
+                failed = await run(client, f"return await mesq.list_memos({passed})")
+                thrown = failed["thrown"]
+                assert thrown.startswith("ToolError: list_memos: VALIDATION_ERROR: "), thrown
+                assert "mesq.list_memos({})" in thrown and f"got {got}" in thrown, thrown
+                assert "request body" not in thrown and "request body" not in failed["log"][0], failed
+            none = await run(client, "return (await mesq.list_memos()).data.page.totalCount")
+            assert none["result"] == 0 and "thrown" not in none, none
+
+    scenario(body)

@@ -578,6 +578,24 @@ def test_a_checkpoint_read_before_a_memory_stop_is_the_result(pool):
     assert asyncio.run(go("return 'after'")).result_json == '"after"'  # a fresh worker answers
 
 
+def test_a_checkpoint_made_after_the_last_call_is_the_result_of_a_memory_stop(pool):
+    """docs/contract.md §11: on a memory stop `result` is the last checkpoint the script made,
+    also one made after its last call (or with no call at all), which the worker had not read
+    yet. Before: the worker read checkpoints only at a call, so the result was the previous one
+    (`{step: 1}`) or none."""
+    grow = "const a = []; for (;;) a.push(new Array(10000).fill(1.5));"
+    code = "checkpoint({step: 1}); await mesq.x({}); checkpoint({step: 2}); " + grow
+    after_a_call = asyncio.run(go(code, memory_mb=16))
+    assert after_a_call.stopped == "memory" and after_a_call.result_json == '{"step":2}', after_a_call
+    no_call = asyncio.run(go("checkpoint({step: 'only'}); " + grow, memory_mb=16))
+    assert no_call.stopped == "memory" and no_call.result_json == '{"step":"only"}', no_call
+    # Memory the script still holds (a global) when it is stopped: the checkpoint is read all the same.
+    held = "globalThis.kept = []; await mesq.x({}); checkpoint({step: 3}); "
+    holding = asyncio.run(go(held + "for (;;) kept.push(new Array(10000).fill(1.5));", memory_mb=16))
+    assert holding.stopped == "memory" and holding.result_json == '{"step":3}', holding
+    assert asyncio.run(go("return 'after'")).result_json == '"after"'  # a fresh worker answers
+
+
 def test_answers_a_script_does_not_keep_do_not_use_up_its_memory(pool):
     """Forty 1 MB answers awaited one after another and dropped fit a 16 MB heap. Before, each
     answer was compiled into the source of the evaluation that settles it, and V8's compilation
@@ -598,3 +616,14 @@ def test_answers_a_script_does_not_keep_do_not_use_up_its_memory(pool):
 
     outcome = asyncio.run(body())
     assert outcome.stopped is None and outcome.result_json == str(40 * 1_000_000), outcome
+
+
+def test_a_large_answer_is_encoded_in_slices_as_a_whole_would_be(monkeypatch):
+    """`answer_bytes` (a large answer's frame entry, built off the event loop a slice at a time)
+    is byte for byte what the frame's compact JSON of `[id, true, text]` is: quotes, backslashes,
+    controls, non-ASCII, characters outside the BMP at a slice's edge, a lone surrogate."""
+    monkeypatch.setattr(sandbox, "ENCODE_SLICE_CHARS", 7)
+    text = 'a"b\\c\n\x01é中😀' * 5 + "\ud800" + json.dumps({"data": {"blob": "QUJD" * 10, "t": "x😀y"}})
+    for cut in range(len(text)):
+        sample = text[cut:]
+        assert sandbox.answer_bytes(12, sample) == compact([12, True, sample]).encode("utf-8"), cut

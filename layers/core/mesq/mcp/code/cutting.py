@@ -32,8 +32,16 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def well_formed(text: str) -> str:
     """`text` with each lone surrogate replaced by U+FFFD (json.loads joins a valid pair into one
-    character, so any surrogate left in a str stands alone)."""
-    return _LONE_SURROGATE.sub("\ufffd", text)
+    character, so any surrogate left in a str stands alone). ASCII (known at once) and text UTF-8
+    can encode (one C pass, ~5x the regex's speed) are returned as they are: a 14 MB answer's
+    search took ~0.1 s of the event loop, twice per read."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def truncate(value: Any, limit: int) -> tuple[Any, bool]:

@@ -220,7 +220,8 @@ class Run:
             )
         self.calls += 1
         started = time.monotonic()
-        envelope = await run_sync(self.envelope, name, arguments)
+        # Encoded in the worker thread too: a read's answer can be ~14 MB of JSON.
+        envelope, text = await run_sync(self.encoded_envelope, name, arguments)
         ms = round((time.monotonic() - started) * 1000)
         tool = self.catalog.get(name)
         shown = name if tool is not None else name[:MAX_LOGGED_NAME]
@@ -229,7 +230,7 @@ class Run:
         if "error" in envelope:  # the message names the fix: the log keeps it even if the script drops it
             line += f": {envelope['error']['message'][:MAX_LOGGED_MESSAGE]}"
         self.log.add(line)
-        return compact(envelope)
+        return text
 
     def frame_full(self, name: str, used: int, limit: int) -> str:
         """A call left out of its batch: the batch's answers would pass the sandbox's frame cap."""
@@ -249,6 +250,10 @@ class Run:
             f"run; return what you have and continue in a new run"
         )
 
+    def encoded_envelope(self, name: str, arguments: str) -> tuple[dict[str, Any], str]:
+        envelope = self.envelope(name, arguments)
+        return envelope, compact(envelope)
+
     def envelope(self, name: str, arguments: str) -> dict[str, Any]:
         trace_id = self.state.trace_id
         tool = self.catalog.get(name)
@@ -261,10 +266,33 @@ class Run:
         try:
             parsed = parse_json_object(arguments.encode("utf-8"))
         except MesqError as error:
-            return error.envelope(trace_id)
+            return (not_an_object(name, arguments) or error).envelope(trace_id)
         return run_tool(
             self.catalog, self.state, tool, parsed, limiter=self.limiter, counted=COUNTED, principal=self.principal
         )
+
+
+#: What a script passed instead of an object of arguments, as the error names it.
+_PASSED = ((type(None), "null"), (list, "an array"), (str, "a string"), (bool, "a boolean"), ((int, float), "a number"))
+
+
+def not_an_object(name: str, arguments: str) -> ValidationError | None:
+    """The error for JSON arguments that are not an object (`mesq.list_memos(null)`): what to pass
+    and what was passed, in a script's terms. The bridge sends `null` for `null` and for what
+    JSON cannot carry (a function, a symbol); `mesq.<tool>()` sends `{}`. None for text that is
+    not JSON, or an object: parse_json_object's own error says what is wrong there."""
+    try:
+        value = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return None
+    got = next((words for kind, words in _PASSED if isinstance(value, kind)), None)
+    if got is None:
+        return None
+    return ValidationError(
+        "mesq.%(tool)s(args) takes one object of arguments: pass {} for none, as in mesq.%(tool)s({}); got %(got)s",
+        tool=name,
+        got=got,
+    )
 
 
 class RunLog:

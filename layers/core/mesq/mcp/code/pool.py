@@ -32,6 +32,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
+from ...kernel.concurrency import run_sync
 from ...kernel.errors import RateLimited, ServiceUnavailable
 from .worker import MAX_FROM_WORKER, MAX_TO_WORKER
 
@@ -54,6 +55,8 @@ _WORKER = Path(__file__).with_name("worker.py")
 #: All the worker needs to import V8 (no secret of the server's environment).
 _ENVIRONMENT = ("PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "LANG", "LC_ALL", "TMPDIR", "HOME")
 _HEADER = struct.Struct(">I")
+#: A frame from the worker longer than this is decoded off the event loop.
+LARGE_FRAME_BYTES = 256 * 1024
 logger = Logger(child=True)
 
 
@@ -129,9 +132,11 @@ class Worker:
         """The next frame; asyncio.TimeoutError after `timeout_s`, WorkerGone if it ends first."""
         deadline = time.monotonic() + timeout_s
         while True:
-            frame = self._frame()
-            if frame is not None:
-                return frame
+            body = self._frame()
+            if body is not None:
+                # A batch of calls can be megabytes (2 Mi characters of arguments each, escaped):
+                # decoded off the event loop.
+                return await run_sync(_message, body) if len(body) > LARGE_FRAME_BYTES else _message(body)
             if self._eof:
                 raise WorkerGone("the worker ended")
             await self._wait(writable=False, timeout_s=deadline - time.monotonic())
@@ -145,7 +150,7 @@ class Worker:
                 self._eof = True
             self._buffer += chunk
 
-    def _frame(self) -> dict[str, Any] | None:
+    def _frame(self) -> bytes | None:
         if len(self._buffer) < _HEADER.size:
             return None
         (length,) = _HEADER.unpack_from(self._buffer)
@@ -155,13 +160,7 @@ class Worker:
             return None
         body = bytes(self._buffer[_HEADER.size : _HEADER.size + length])
         del self._buffer[: _HEADER.size + length]
-        try:
-            message = json.loads(body)
-        except ValueError as error:
-            raise WorkerGone("a frame from the worker is not JSON") from error
-        if not isinstance(message, dict) or len(message) != 1:
-            raise WorkerGone("a frame from the worker is not one message")
-        return message
+        return body
 
     async def _wait(self, *, writable: bool, timeout_s: float | None) -> None:
         if timeout_s is not None and timeout_s <= 0:
@@ -372,6 +371,17 @@ class Pool:
 
 
 _noticed: list[str] = []
+
+
+def _message(body: bytes) -> dict[str, Any]:
+    """A frame's body as the one message it must be."""
+    try:
+        message = json.loads(body)
+    except ValueError as error:
+        raise WorkerGone("a frame from the worker is not JSON") from error
+    if not isinstance(message, dict) or len(message) != 1:
+        raise WorkerGone("a frame from the worker is not one message")
+    return message
 
 
 def _notice_once(confinement: dict[str, Any]) -> None:

@@ -19,9 +19,11 @@ import importlib.util
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from typing import Any, Literal
 
-from .cutting import compact
+from ...kernel.concurrency import run_sync
+from .cutting import compact, well_formed
 from .memory import map_large_blocks
 from .pool import POOL, Worker, WorkerGone
 from .worker import MAX_TO_WORKER
@@ -37,6 +39,12 @@ RSS_SLACK_BYTES = 64 * 1024 * 1024
 #: What one batch's answers may add up to (UTF-8 JSON): the frame to the worker, less room for
 #: the refusals of the calls left out (at most a batch of short messages) and the frame's braces.
 ANSWERS_BYTES = MAX_TO_WORKER - 64 * 1024
+
+#: An answer longer than this is encoded into its frame off the event loop, ENCODE_SLICE_CHARS at
+#: a time (each slice one C call: the loop gets the interpreter back between them). A 14 MB
+#: read's encoding on the loop held another user's calls ~0.3 s per read.
+LARGE_ANSWER_CHARS = 256 * 1024
+ENCODE_SLICE_CHARS = 1024 * 1024
 
 #: The oldest mini-racer whose timeout also stops code after an `await`: 0.12.4 (the last with
 #: aarch64 wheels) runs promise continuations outside the timed evaluation, so `await x; for(;;){}`
@@ -204,13 +212,28 @@ class _Answers:
 
     async def _answer(self, call_id: int, name: str, arguments: str) -> bytes:
         try:
-            return _encoded([call_id, True, await self.host(name, arguments)])
+            text = await self.host(name, arguments)
         except Refused as refused:
             return _encoded([call_id, False, str(refused)])
+        if len(text) > LARGE_ANSWER_CHARS:
+            return await run_sync(answer_bytes, call_id, text)
+        return _encoded([call_id, True, text])
 
 
 def _encoded(value: Any) -> bytes:
     return compact(value).encode("utf-8")
+
+
+def answer_bytes(call_id: int, text: str) -> bytes:
+    """`_encoded([call_id, True, text])`, built ENCODE_SLICE_CHARS at a time: JSON escapes each
+    character on its own, so the slices' escapes joined are the whole text's (and a str slice
+    never splits a character; a lone surrogate becomes U+FFFD as in `compact`)."""
+    parts = [f'[{call_id},true,"'.encode()]
+    for start in range(0, len(text), ENCODE_SLICE_CHARS):
+        escaped = encode_basestring(text[start : start + ENCODE_SLICE_CHARS])[1:-1]
+        parts.append(well_formed(escaped).encode("utf-8"))
+    parts.append(b'"]')
+    return b"".join(parts)
 
 
 def _ended(end: Any) -> tuple[Outcome, bool]:
