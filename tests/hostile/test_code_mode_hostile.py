@@ -483,14 +483,24 @@ def test_a_run_whose_client_went_away_stops_writing_and_frees_the_users_workers(
     ticking = "for (;;) { await mesq.create_memo({content: 'tick #abandoned'}); }"
 
     async def body() -> tuple[dict[str, Any], float, list[int]]:
+        leave = anyio.Event()
+
         async def abandoned() -> None:
-            async with connect(live_server, writer.token) as client:
-                with anyio.move_on_after(1.0):
-                    await call(client, "run_code", {"code": ticking, "timeoutMs": 30_000, "maxCalls": 200})
+            arguments = {"code": ticking, "timeoutMs": 30_000, "maxCalls": 200}
+            async with connect(live_server, writer.token) as client, anyio.create_task_group() as running:
+                running.start_soon(call, client, "run_code", arguments)
+                await leave.wait()
+                running.cancel_scope.cancel()  # the client goes away mid-run
 
         async with anyio.create_task_group() as group:
             group.start_soon(abandoned)
             group.start_soon(abandoned)
+            # both runs writing (not a fixed second: on a loaded machine a run's first write came later)
+            with anyio.move_on_after(15.0):
+                while await anyio.to_thread.run_sync(memo_count, live_server, writer.token) < 2:
+                    await anyio.sleep(0.1)
+            await anyio.sleep(0.5)
+            leave.set()
         counts = [memo_count(live_server, writer.token)]
         await anyio.sleep(1.5)
         counts.append(memo_count(live_server, writer.token))
