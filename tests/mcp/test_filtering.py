@@ -63,7 +63,9 @@ def test_toolsets_header(mcp):
 
 def test_url_toolsets(mcp):
     assert visible(mcp, path="/mcp/x/memo") == MEMO_TOOLSET_ALL
-    assert visible(mcp, path="/mcp/x/todo,todo_inbox") == []
+    # a memo-only token has none of /mcp/x/todo's read scopes: asked for them, not shown an empty server
+    refused = mcp(path="/mcp/x/todo,todo_inbox").post("tools/list")
+    assert refused.status_code == 403 and 'scope="todo:read"' in refused.headers["www-authenticate"], refused.text
     assert visible(mcp, path="/mcp/x/all") == ALL_MEMO_TOOLS
     assert visible(mcp, path="/mcp/x/memo/readonly") == MEMO_TOOLSET_READ
     assert visible(mcp, path="/mcp/x/default/readonly", era="legacy") == READ_TOOLS
@@ -91,7 +93,9 @@ def test_headers_never_widen_past_scopes(mcp):
     assert visible(mcp, scopes=read_only, **{"X-MCP-Tools": "create_memo,update_memo,list_memos"}) == ["list_memos"]
     assert visible(mcp, scopes=read_only, **{"X-MCP-Toolsets": "all", "X-MCP-Readonly": "false"}) == READ_TOOLS
     assert visible(mcp, scopes="todo:read", **{"X-MCP-Toolsets": "memo"}) == []
-    assert visible(mcp, scopes="todo:read", path="/mcp/x/memo", **{"X-MCP-Tools": "list_memos"}) == []
+    assert (
+        visible(mcp, scopes="todo:read,reading:read", path="/mcp/x/memo,reading", **{"X-MCP-Tools": "list_memos"}) == []
+    )
 
 
 @pytest.mark.parametrize(
@@ -150,7 +154,7 @@ def test_unknown_tool_names_in_headers_are_a_clear_400(mcp):
         (RW, "/mcp", {"X-MCP-Tools": "list_memos"}, "list_tags", {}, "X-MCP-Tools"),
         (RW, "/mcp", {"X-MCP-Exclude-Tools": "list_tags"}, "list_tags", {}, "X-MCP-Exclude-Tools"),
         (RW, "/mcp", {"X-MCP-Toolsets": "reading"}, "list_tags", {}, "X-MCP-Toolsets"),
-        (RW, "/mcp/x/todo", {}, "list_tags", {}, "/mcp/x/todo"),
+        (f"{RW},todo:read", "/mcp/x/todo", {}, "list_tags", {}, "/mcp/x/todo"),
         # hidden by a filter and by scopes: more scopes would not help, so no step-up
         ("memo:read", "/mcp/readonly", {}, "create_memo", {"content": "x"}, "read-only connection"),
     ],
@@ -227,7 +231,7 @@ def prompts_visible(mcp, scopes=BOTH, path="/mcp", era="modern", **headers: str)
         ("/mcp/x/todo", {}, [TODOS]),
         ("/mcp/x/memo,todo", {}, [NOTES, TODOS]),
         ("/mcp/x/all", {}, [NOTES, TODOS]),
-        ("/mcp/x/reading", {}, []),
+        ("/mcp/x/memo,reading", {"X-MCP-Toolsets": "reading"}, []),
         # X-MCP-Toolsets
         ("/mcp", {"X-MCP-Toolsets": "memo"}, [NOTES]),
         ("/mcp", {"X-MCP-Toolsets": "todo"}, [TODOS]),

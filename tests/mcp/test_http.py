@@ -417,3 +417,18 @@ def test_the_no_read_scope_refusal_says_what_its_challenge_asks(mcp, path, scope
     message = response.json()["error"]["message"]
     assert message.endswith(f"({scope.replace(' ', ', ')})"), message
     assert path in message, message
+
+
+@pytest.mark.parametrize(
+    ("path", "scopes", "asked"),
+    [("/mcp/x/todo", "memo:read,memo:write", "todo:read"), ("/mcp/x/reading", "todo:read", "reading:read")],
+)
+def test_a_token_with_none_of_a_narrowed_urls_read_scopes_is_asked_for_them(mcp, path, scopes, asked):
+    """A memo-only token on /mcp/x/todo was admitted and listed no tool at all (a client shows a
+    server with nothing in it, and nothing says why): it is refused with the challenge that names
+    the URL's own read scope, as a token with no read scope is. A token with one of them connects."""
+    response = mcp(scopes=scopes, path=path).post("tools/list")
+    assert response.status_code == 403, response.text
+    assert response.headers["www-authenticate"].startswith(f'Bearer error="insufficient_scope", scope="{asked}", ')
+    listed = mcp(scopes=f"{scopes},{asked}", path=path).post("tools/list")
+    assert listed.status_code == 200 and listed.json()["result"]["tools"], listed.text

@@ -293,7 +293,9 @@ class McpEndpoint:
             except ValidationError as error:
                 raise _Rejected(error) from None
         principal = await self._principal(request)
-        if not principal.scopes & READ_SCOPES:
+        if not principal.scopes & self._connect_scope_set(request.path_params.get("toolsets")):
+            # No read scope this URL's tools use: a memo-only token on /mcp/x/todo was admitted
+            # and listed no tool at all, which a client shows as a server with nothing in it.
             scope = self._connect_scopes(request.path_params.get("toolsets"))
             # The scopes the challenge asks for, not every read scope: on /mcp/x/todo only todo:read.
             needed = scope.replace(" ", ", ")
@@ -540,6 +542,11 @@ class McpEndpoint:
         names = {*reach.visible, *reach.code_reach(self.catalog)}
         reads = {scope for name in names for scope in self.catalog.tools[name].scopes if scope in READ_SCOPES}
         return " ".join(order_scopes(reads)) if reads else CONNECT_SCOPES
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019  # one endpoint per process; bounded
+    def _connect_scope_set(self, url_toolsets: str | None) -> frozenset[str]:
+        """`_connect_scopes` as a set: a credential connects with at least one of them."""
+        return frozenset(self._connect_scopes(url_toolsets).split())
 
     @functools.lru_cache(maxsize=256)  # noqa: B019  # one endpoint per process; bounded
     def _resolved(
