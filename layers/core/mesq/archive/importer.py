@@ -325,10 +325,13 @@ def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], 
 
 
 def _attachment_folders(members: dict[str, Member]) -> dict[str, list[str]]:
-    """`attachments/<memo|todo>/<id>/` -> the members in it (a named attachment's file)."""
+    """`attachments/<memo|todo>/<id>/` -> the files in it (a named attachment's file). A folder's
+    own entry (`attachments/memo/<id>/`, which `zip -r` and most tools add when an unzipped
+    archive is zipped again) is no file: counted as one, the folder held two and its file was
+    called missing."""
     folders: dict[str, list[str]] = {}
     for name in members:
-        if name.startswith(ATTACHMENT_DIR) and name.count("/") == 3:
+        if name.startswith(ATTACHMENT_DIR) and name.count("/") == 3 and not name.endswith("/"):
             folders.setdefault(name.rpartition("/")[0] + "/", []).append(name)
     return folders
 
