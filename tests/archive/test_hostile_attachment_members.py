@@ -80,6 +80,17 @@ def _blob_files(tmp_path: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) if root.exists() else []
 
 
+def _with_folder_entries(members: dict[str, bytes]) -> dict[str | Raw, bytes]:
+    """The members as a person's tool zips them again: an entry for each folder before its files."""
+    again: dict[str | Raw, bytes] = {}
+    for name, data in members.items():
+        parts = name.split("/")
+        for depth in range(1, len(parts)):
+            again.setdefault("/".join(parts[:depth]) + "/", b"")
+        again[name] = data
+    return again
+
+
 def _cat_id(cat: str) -> str:
     return cat.split("/")[2]
 
@@ -152,12 +163,7 @@ def test_an_archive_zipped_again_with_folder_entries_and_an_edited_name_imports(
     members, cat = _exported(tmp_path)
     manifest = json.loads(members.pop(MANIFEST))
     members[RECORDS] = members[RECORDS].replace(b'"displayName":"cat.png"', b'"displayName":"kitty.png"')
-    again: dict[str | Raw, bytes] = {}
-    for name, data in members.items():
-        parts = name.split("/")
-        for depth in range(1, len(parts)):
-            again.setdefault("/".join(parts[:depth]) + "/", b"")
-        again[name] = data
+    again = _with_folder_entries(members)
     rezipped = tmp_path / "again.zip"
     _write(rezipped, again, manifest)
     assert _folder(cat) in zipfile.ZipFile(rezipped).namelist()
@@ -165,3 +171,21 @@ def test_an_archive_zipped_again_with_folder_entries_and_an_edited_name_imports(
     report = import_account(items, blobs, target, rezipped)
     assert report.blobs == 2
     assert b"".join(blobs.stream(f"users/{target}/memo/{_cat_id(cat)}")) == PICTURE
+
+
+def test_folder_entries_do_not_count_as_attachments_against_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An archive zipped again holds an entry for each attachment's folder: one per attachment in
+    version 2. They are no files, so they do not count against `limits.ATTACHMENTS` (here 2, the
+    archive's own attachments): counted, a re-zipped archive of 50,001 attachments was refused."""
+    from mesq.archive import importer
+
+    monkeypatch.setattr(importer, "ATTACHMENTS", 2)
+    members, _ = _exported(tmp_path)
+    manifest = json.loads(members.pop(MANIFEST))
+    again = _with_folder_entries(members)
+    rezipped = tmp_path / "again.zip"
+    _write(rezipped, again, manifest)
+    items, blobs, target = _target(tmp_path)
+    assert import_account(items, blobs, target, rezipped).blobs == 2

@@ -254,6 +254,8 @@ def _members(archive: BoundedZip) -> tuple[Member, Member, dict[str, Member]]:
     def keep(name: str) -> bool:
         nonlocal blobs_seen
         if name.startswith((ATTACHMENT_DIR, BLOB_DIR)):
+            if name.endswith("/"):  # a folder's own entry (`zip -r` adds one per attachment id): no file
+                return False
             blobs_seen += 1
             if blobs_seen > ATTACHMENTS:  # each is held until the records say which they need
                 raise CapExceeded("attachments per archive", ATTACHMENTS, archive.label)
