@@ -11,10 +11,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mesq.adapters.store.blobs_local import LocalBlobStore
 from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.archive.exporter import export_account
-from mesq.archive.format import MANIFEST, RECORDS
+from mesq.archive.format import MANIFEST, RECORDS, attachment_file_name
 from mesq.archive.importer import import_account
 from mesq.auth.users import create_user
 
@@ -154,3 +156,23 @@ def test_an_archive_in_the_earlier_layout_still_imports(tmp_path: Path) -> None:
     for path in paths.values():
         stored = path.replace(f"users/{source}/", f"users/{target}/")
         assert b"".join(other_blobs.stream(stored)) == b"".join(blobs.stream(path))
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("CON .txt", "_CON.txt"),  # the space before the extension trimmed: it was `CON.txt`, the console
+        ("nul  .tar.gz", "_nul  .tar.gz"),  # Windows drops the spaces before a device name's extension
+        ("AUX .", "_AUX.txt"),
+        ("COM¹.txt", "_COM¹.txt"),  # the superscript digits are ports too
+        ("LPT³", "_LPT³.txt"),
+        ("CONIN$", "_CONIN$.txt"),
+        ("console.txt", "console.txt"),
+        ("COM10.txt", "COM10.txt"),
+    ],
+)
+def test_no_attachment_file_is_named_as_a_windows_device(name: str, expected: str) -> None:
+    """A file named as a device (`CON`, `NUL`, `COM1`, with or without an extension) cannot be
+    made on Windows: unzipping the archive there would fail or write to the device. The check is
+    made on the name as it ends up, after its trailing dots and spaces are trimmed."""
+    assert attachment_file_name(name, "text/plain") == expected

@@ -172,6 +172,13 @@ def test_round_trip_is_equal_and_idempotent(backends: tuple[Any, Any, Any, Any],
         blob_two = [n for n in two.namelist() if n.startswith("attachments/")]
         assert len(blob_one) == len(blob_two) == 2 and blob_one == blob_two  # named alike (ids are kept)
         assert sorted(map(one.read, blob_one)) == sorted(map(two.read, blob_two)) == sorted([PICTURE, PLAN])
+        # Every member but the records (which name the owner) is the same, byte for byte and in
+        # the manifest: the attachments, the memo pages and their checksums, sizes and types.
+        files_one, files_two = (json.loads(z.read(MANIFEST))["files"] for z in (one, two))
+        assert sorted(one.namelist()) == sorted(two.namelist())
+        files_one.pop(RECORDS), files_two.pop(RECORDS)
+        assert files_one == files_two
+        assert all(one.read(n) == two.read(n) for n in one.namelist() if n not in (RECORDS, MANIFEST))
 
 
 def _graph_count(record: dict[str, Any]) -> bool:

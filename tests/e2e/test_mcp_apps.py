@@ -131,3 +131,41 @@ def test_a_client_without_the_extension_sees_the_same_results(live_server, mode)
 
 def _calls(memo_id: str) -> list[tuple[str, dict[str, Any]]]:
     return [("get_memo", {"id": memo_id}), ("list_todos", {}), ("list_changes", {"recordId": memo_id})]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_accounts_zone_reaches_the_client_in_meta_on_success_only(live_server, mode):
+    """list_todos and list_changes carry the account's zone in the result's `_meta` (docs/MCP/apps.md)
+    through the official client's result validation (its output schema checks `structuredContent`),
+    for a client with the extension or without; not before the account has set one, not on an
+    error, and no other tool carries it."""
+    account = live_server.account(f"zone{mode}", scopes=SCOPES)
+
+    async def scenario() -> None:
+        for apps in (True, False):
+            async with connect(live_server.base_url, account.token, mode, apps=apps) as client:
+                created = await client.call_tool("create_memo", {"content": f"zone {apps} #apps"})
+                memo_id = created.structured_content["data"]["memo"]["id"]  # type: ignore[index]
+                if apps:
+                    unset = [await client.call_tool(name, args) for name, args in _calls(memo_id)]
+                    assert [(r.is_error, _zone(r)) for r in unset] == [(False, None)] * 3
+                    zone = await client.call_tool("set_time_zone", {"timeZone": "Asia/Shanghai"})
+                    assert not zone.is_error, zone
+                results = {name: await client.call_tool(name, args) for name, args in _calls(memo_id)}
+                assert {name: (r.is_error, _zone(r)) for name, r in results.items()} == {
+                    "get_memo": (False, None),
+                    "list_todos": (False, "Asia/Shanghai"),
+                    "list_changes": (False, "Asia/Shanghai"),
+                }
+                if mode == "auto":  # the SDK's own `_meta` of the era is kept beside it
+                    assert "io.modelcontextprotocol/serverInfo" in (results["list_todos"].meta or {})
+                for name, args in (("list_todos", {"spaceId": "no-such-space"}), ("list_changes", {"limit": 0})):
+                    failed = await client.call_tool(name, args)
+                    assert failed.is_error and _zone(failed) is None, (name, failed)
+
+    anyio.run(scenario)
+
+
+def _zone(result: Any) -> Any:
+    """The account's zone a tool result's `_meta` names (the SDK adds its own keys in the 2026 era)."""
+    return (result.meta or {}).get("mesq/timeZone")

@@ -68,6 +68,7 @@ def invoke_sync(
     language: str = "",
     recorded: Recorded | None = None,
     base_url: str = "",
+    noted: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run one operation for `principal`: validation -> rate limit -> `Call` -> the operation,
     all on the calling thread. `recorded`: where the call keeps the change records its writes
@@ -80,10 +81,11 @@ def invoke_sync(
     is recorded once in `services.call_metrics` (operation, outcome, ms). The operation gets the
     validated arguments in their normal form (integral floats as ints, values.py). `base_url`: the
     request's own base URL (`Call.base_url`); the answer's bare REST routes start with it when no
-    public URL is configured (kernel/answer_urls.py)."""
+    public URL is configured (kernel/answer_urls.py). `noted`: where the operation notes what it
+    read that the caller would otherwise read again (`Call.noted`)."""
     with _recorded(services, operation.operation_id):
         call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, limiter, counted,
-                                    language, recorded, base_url)  # fmt: skip
+                                    language, recorded, base_url, noted)  # fmt: skip
         return answered(call, (function or REGISTRY[operation.operation_id])(call, arguments))
 
 
@@ -104,7 +106,7 @@ async def invoke_async(
     thread is held while it waits. Its own store calls go through `concurrency.run_sync`."""
     with _recorded(services, operation.operation_id):
         call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, (), language,
-                                    None, base_url)  # fmt: skip
+                                    None, base_url, None)  # fmt: skip
         return answered(call, await function(call, arguments))
 
 
@@ -135,6 +137,7 @@ def _prepared(
     language: str,
     recorded: Recorded | None,
     base_url: str,
+    noted: dict[str, Any] | None,
 ) -> tuple[Call, dict[str, Any]]:
     """Validated arguments, the call counted in its bucket where the channel counts it, the `Call`."""
     arguments = validate_arguments(operation, arguments)
@@ -145,6 +148,7 @@ def _prepared(
         principal=principal, services=services, trace_id=trace_id, channel=channel,
         operation_id=operation.operation_id, language=language, arguments=arguments,
         recorded=recorded if recorded is not None else Recorded(), base_url=base_url,
+        noted=noted if noted is not None else {},
     )  # fmt: skip
     call.recorded.run_id = call.run_id
     return call, arguments

@@ -135,8 +135,11 @@ MAX_FILE_NAME_BYTES = 200
 #: What no file name may hold on one system or another: a path separator, what Windows refuses
 #: (`: * ? " < > |`), control characters.
 _NOT_IN_A_FILE_NAME = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]')
-#: Names Windows keeps for devices, with or without an extension (`CON.txt` is the console too).
-_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(10)), *(f"LPT{n}" for n in range(10))})
+#: Names Windows keeps for devices, with or without an extension (`CON.txt` is the console too),
+#: and with spaces before it (`CON .txt`): the digits 0-9 and the superscripts 1-3, and the
+#: console's input and output.
+_PORTS = [f"{port}{n}" for port in ("COM", "LPT") for n in "0123456789¹²³"]
+_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", *_PORTS})
 #: An extension: a dot, then letters and digits, at the end of a name.
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
 #: The extension a file without one gets from its type (a table of its own, not the system's
@@ -163,14 +166,20 @@ def attachment_file_name(display_name: Any, mime_type: Any) -> str:
     its type's (`scan` + image/png: `scan.png`), so a double click opens it. `attachment` when
     nothing is left. A function of the record alone: every export of it says the same."""
     name = _NOT_IN_A_FILE_NAME.sub("_", str(display_name or "")).strip(" .")
-    if name.partition(".")[0].upper() in _DEVICES:
-        name = "_" + name
     found = _EXTENSION.search(name)
     extension = found.group() if found else EXTENSIONS.get(str(mime_type or "").partition(";")[0].strip().lower(), "")
     stem = name[: found.start()] if found else name
     budget = MAX_FILE_NAME_BYTES - len(extension.encode())
-    stem = stem.encode()[:budget].decode("utf-8", "ignore").rstrip(" .") or "attachment"
+    stem = _cut(stem, budget) or "attachment"
+    # On the stem as it ends up: trimming it can make a device name (`CON .txt`: `CON.txt`).
+    if stem.partition(".")[0].rstrip(" ").upper() in _DEVICES:
+        stem = _cut("_" + stem, budget)
     return stem + extension
+
+
+def _cut(stem: str, budget: int) -> str:
+    """`stem` within `budget` UTF-8 bytes (a character is never split), no trailing dot or space."""
+    return stem.encode()[:budget].decode("utf-8", "ignore").rstrip(" .")
 
 
 def attachment_member(namespace: str, attachment_id: str, display_name: Any, mime_type: Any) -> str:

@@ -254,6 +254,8 @@ def _members(archive: BoundedZip) -> tuple[Member, Member, dict[str, Member]]:
     def keep(name: str) -> bool:
         nonlocal blobs_seen
         if name.startswith((ATTACHMENT_DIR, BLOB_DIR)):
+            if name.endswith("/"):  # a folder's own entry (`zip -r` adds one per attachment id): no file
+                return False
             blobs_seen += 1
             if blobs_seen > ATTACHMENTS:  # each is held until the records say which they need
                 raise CapExceeded("attachments per archive", ATTACHMENTS, archive.label)
@@ -325,10 +327,13 @@ def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], 
 
 
 def _attachment_folders(members: dict[str, Member]) -> dict[str, list[str]]:
-    """`attachments/<memo|todo>/<id>/` -> the members in it (a named attachment's file)."""
+    """`attachments/<memo|todo>/<id>/` -> the files in it (a named attachment's file). A folder's
+    own entry (`attachments/memo/<id>/`, which `zip -r` and most tools add when an unzipped
+    archive is zipped again) is no file: counted as one, the folder held two and its file was
+    called missing."""
     folders: dict[str, list[str]] = {}
     for name in members:
-        if name.startswith(ATTACHMENT_DIR) and name.count("/") == 3:
+        if name.startswith(ATTACHMENT_DIR) and name.count("/") == 3 and not name.endswith("/"):
             folders.setdefault(name.rpartition("/")[0] + "/", []).append(name)
     return folders
 

@@ -69,6 +69,12 @@ def new_run_id() -> str:
     return secrets.token_urlsafe(9)
 
 
+#: `Call.noted`'s key for the account's own zone (an IANA name, or None when it has set none), noted
+#: by an operation that read the user's settings item anyway (list_todos' board structure), so an
+#: adapter that answers the zone beside the result (MCP Apps' `_meta`) does not read it again.
+ACCOUNT_ZONE = "accountZone"
+
+
 @dataclass(frozen=True)
 class Call:
     principal: Principal
@@ -98,6 +104,9 @@ class Call:
     #: is configured (kernel/answer_urls.py); "" off a request (the command line, jobs) and on
     #: pages, whose links stay relative to themselves.
     base_url: str = ""
+    #: What the operation read that its caller would otherwise read again, by name (`ACCOUNT_ZONE`);
+    #: shared with the caller that passed it, as `recorded` is. A name is absent when not read.
+    noted: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.principal.run_id is not None:

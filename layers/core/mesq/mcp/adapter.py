@@ -68,9 +68,11 @@ def run_tool(
     limiter: RateLimiter | None = None,
     counted: Collection[Bucket] = (),
     principal: Principal | None = None,
+    noted: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One call of a visible tool -> its checked envelope (`{data}` or `{error}`). `principal`
-    replaces the connection's (run_code's calls carry the run's id on it)."""
+    replaces the connection's (run_code's calls carry the run's id on it). `noted`: what the
+    operation read that the caller may reuse (`Call.noted`)."""
     function = tool.connection_function(catalog, state) if tool.connection_function else tool.function
     recorded = Recorded()
     try:
@@ -87,6 +89,7 @@ def run_tool(
             recorded=recorded,
             language=state.language,
             base_url=state.base_url,
+            noted=noted,
         )
     except Exception as exc:
         return _failed(exc, state, tool)
@@ -158,12 +161,14 @@ def _run_with_zone(
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """`run_tool`, then (on success, in the same worker) the account's zone for the tool's MCP
     Apps view (mcp_apps.ZONED_VIEWS), which shows moments in it. A failed zone read costs only
-    that: the result stands, and the view uses the host's zone."""
-    envelope = run_tool(catalog, state, tool, arguments)
+    that: the result stands, and the view uses the host's zone. No read when the operation read
+    the zone itself (list_todos' board structure holds the settings item: `Call.noted`)."""
+    noted: dict[str, Any] = {}
+    envelope = run_tool(catalog, state, tool, arguments, noted=noted)
     if "error" in envelope:
         return envelope, None
     try:
-        return envelope, zone_meta(state.services.items, state.principal.user_id)
+        return envelope, zone_meta(state.services.items, state.principal.user_id, noted)
     except Exception:
         logger.exception("mcp result: the account's zone could not be read", extra={"traceId": state.trace_id})
         return envelope, None

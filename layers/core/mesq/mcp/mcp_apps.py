@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources as package_files
 from typing import Any
@@ -24,6 +25,7 @@ import mcp_types as types
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 
 from ..auth.user_zone import configured_zone
+from ..kernel.context import ACCOUNT_ZONE
 from ..kernel.ports.storage import ItemStore
 
 #: The extension settings MeSQ declares (server capabilities, both eras).
@@ -65,11 +67,12 @@ def shows_moments(tool_name: str) -> bool:
     return VIEWS.get(tool_name) in ZONED_VIEWS
 
 
-def zone_meta(items: ItemStore, user_id: str) -> dict[str, Any] | None:
-    """A result's `_meta` naming the account's zone (one settings read), None when the account
-    has set none: the view then uses the host's zone, else the browser's, as a page uses the
-    browser's. Not shown to the model, and the same with or without the extension."""
-    zone = configured_zone(items, user_id)
+def zone_meta(items: ItemStore, user_id: str, noted: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """A result's `_meta` naming the account's zone, None when the account has set none: the
+    view then uses the host's zone, else the browser's, as a page uses the browser's. Not shown
+    to the model, and the same with or without the extension. The zone the operation noted
+    (`Call.noted`: list_todos read the settings item for its board), else one settings read."""
+    zone = noted[ACCOUNT_ZONE] if noted and ACCOUNT_ZONE in noted else configured_zone(items, user_id)
     return {ZONE_META: zone} if zone is not None else None
 
 

@@ -21,11 +21,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ...auth.scopes import order_scopes
-from ...auth.user_zone import configured_zone
+from ...auth.user_zone import configured_zone, zone_in
 from ...history.actor import actor_of
 from ...history.sessions import current_session
 from ...kernel import timestamps
-from ...kernel.context import Call
+from ...kernel.context import ACCOUNT_ZONE, Call
 from .. import keys, model
 from ..destinations import resolve_space
 from ..due_index import ensure_indexed
@@ -75,6 +75,7 @@ def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # (views/paged.py); the graph page's subtask totals come from the graph counts
     # (views/graph_paged.py). Neither reads the board.
     state = ensure_default_space(items, user_id, partial=True, language=call.language, arguments=call.arguments)
+    call.noted[ACCOUNT_ZONE] = zone_in(state.settings)  # read with the structure: MCP Apps' _meta reuses it
     space_ids = _space_ids(state, args)
     include_inbox = args.get("includeInbox", True)
     options = ListOptions(
