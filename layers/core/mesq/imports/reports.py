@@ -47,8 +47,22 @@ def _process_start(pid: int) -> str:
         return ""
 
 
+def _pid_space() -> str:
+    """Which numbering this process's pids belong to: the kernel's boot (a Lambda execution
+    environment, a virtual machine: each its own) and the pid namespace within it (a container).
+    Pids from another numbering say nothing here: a Lambda container's Python often has the same
+    pid as the next one's, and two containers sharing a data directory each count from 1. "" where
+    unknown (no /proc): then only the report's progress can tell."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as boot:
+            return boot.read().strip() + "/" + os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
+
+
 def _this_process() -> dict[str, Any]:
-    return {"host": platform.node(), "pid": os.getpid(), "start": _process_start(os.getpid()), "aliveAt": time.time()}
+    return {"host": platform.node(), "pids": _pid_space(), "pid": os.getpid(), "start": _process_start(os.getpid()),
+            "aliveAt": time.time()}  # fmt: skip
 
 
 def report_key(user_id: str, run_id: str) -> Key:
@@ -85,7 +99,10 @@ def forget_report(items: ItemStore, user_id: str, run_id: str) -> None:
 
 def _gone(running: dict[str, Any]) -> bool:
     """Whether the process that kept a running report has ended without its final report."""
-    if running.get("host") != platform.node():
+    here = _pid_space()
+    if running.get("host") != platform.node() or not here or running.get("pids") != here:
+        # Another machine, container or Lambda environment (its pid may be one of ours by chance,
+        # even with the same start): only the report's progress tells whether it still runs.
         return time.time() - float(running.get("aliveAt") or 0) > STALE_SECONDS
     pid = running.get("pid")
     if not isinstance(pid, int) or isinstance(pid, bool):
@@ -96,8 +113,8 @@ def _gone(running: dict[str, Any]) -> bool:
         os.kill(pid, 0)  # no signal: only whether the process exists
     except ProcessLookupError:
         return True
-    except PermissionError:  # someone else's process holds that pid now
-        return True
+    except PermissionError:  # another user's process: its start says whether it is the writer
+        pass
     return str(running.get("start") or "") != _process_start(pid)
 
 

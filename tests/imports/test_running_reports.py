@@ -1,0 +1,73 @@
+"""A server's import keeps its report `running` while it writes (`imports/reports.keep_progress`);
+read back (`read_report`), it is marked interrupted only when its process is surely gone. Pids
+are compared only within one numbering (one boot, one pid namespace): a report kept by another
+Lambda environment or container whose Python happens to have this pid is judged by its progress."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from mesq.imports import reports
+from mesq.imports.plan import Report
+from mesq.imports.reports import keep_progress, read_report, report_key
+from mesq.kernel.timestamps import now_timestamp
+from mesq.wiring.services import Services
+
+USER = "user-running-reports"
+
+
+def _kept_by(services: Services, run_id: str, **process: Any) -> None:
+    """A running report as the process `process` describes kept it."""
+    keep_progress(services.items, USER, Report("flomo", run_id=run_id, imported=Counter(memos=7)), now_timestamp())
+    stored = services.items.get(report_key(USER, run_id))
+    assert stored is not None
+    services.items.put(stored | {"running": stored["running"] | process})
+
+
+def test_another_environments_import_with_this_pid_is_still_running(services: Services) -> None:
+    """Lambda containers sharing one DynamoDB table (or containers sharing a data directory) give
+    their Python the same small pid: a report kept a second ago by another one, whose pid is this
+    process's and whose start differs, was marked interrupted (and offered Undo) while it wrote."""
+    _kept_by(services, "run-other-env", pids="another-boot/pid:[4026531836]", start="12", aliveAt=time.time() - 1)
+    stored = read_report(services.items, USER, "run-other-env")
+    assert stored is not None and "running" in stored and "interrupted" not in stored
+
+
+def test_another_environments_import_silent_for_15_minutes_is_interrupted(services: Services) -> None:
+    """The same pid and even the same start (a Lambda environment boots as the next one does), but
+    another numbering and no progress for over 15 minutes: interrupted. It stayed running for good
+    (Undo refused) since this process's pid and start matched."""
+    start = reports._process_start(os.getpid())
+    _kept_by(services, "run-stale", pids="another-boot/pid:[4026531836]", start=start, aliveAt=time.time() - 16 * 60)
+    stored = read_report(services.items, USER, "run-stale")
+    assert stored is not None and stored.get("interrupted") is True and "running" not in stored
+
+
+def test_an_import_of_another_users_live_process_is_not_interrupted(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two servers on one data directory run by two users: the other's live process answers the
+    existence check with EPERM, which was taken for "gone"; its start time (readable) says it is the writer."""
+    writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        _kept_by(services, "run-other-user", pid=writer.pid, start=reports._process_start(writer.pid))
+
+        def other_users(pid: int, signal: int) -> None:
+            raise PermissionError(1, "Operation not permitted")
+
+        with monkeypatch.context() as patched:  # os.kill itself: undone before the writer is ended
+            patched.setattr(reports.os, "kill", other_users)
+            stored = read_report(services.items, USER, "run-other-user")
+        assert stored is not None and "running" in stored and "interrupted" not in stored
+    finally:
+        writer.kill()
+        writer.wait()
+    stored = read_report(services.items, USER, "run-other-user")  # and once it has ended: interrupted
+    assert stored is not None and stored.get("interrupted") is True
