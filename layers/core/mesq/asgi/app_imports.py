@@ -82,7 +82,7 @@ def import_upload(
                     progress=progress,
                 )
         except CutShort as error:  # what was written has its report page too, with Undo
-            save_report(services.items, principal.user_id, error.report)
+            save_report(services.items, principal.user_id, error.report, cut_short=error.text)
             raise
         except SourceError:  # refused at a write with nothing written: no report, as before any write
             if progress.report is not None:

@@ -20,6 +20,7 @@ import platform
 import time
 from typing import Any
 
+from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import ItemStore, Key
 from ..kernel.timestamps import now_timestamp
@@ -69,11 +70,18 @@ def report_key(user_id: str, run_id: str) -> Key:
     return (user_partition(user_id), PREFIX + run_id)
 
 
-def save_report(items: ItemStore, user_id: str, report: Report, *, at: str | None = None) -> None:
+def save_report(
+    items: ItemStore, user_id: str, report: Report, *, at: str | None = None, cut_short: Text | None = None
+) -> None:
+    """The final report; `cut_short`: why the run stopped part-way (`CutShort`'s words: its
+    request's time was up, the server stopping, a store's refusal), which its page says."""
     pk, sk = report_key(user_id, report.run_id)
     english, words = _fitted(report.as_dict(), report.words())
-    items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at or now_timestamp(),
-               "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+    item = {"pk": pk, "sk": sk, "report": english, "words": words, "at": at or now_timestamp(),
+            "ttl": int(time.time()) + REPORT_DAYS * 86400}  # fmt: skip
+    if cut_short is not None:
+        item["cutShort"] = cut_short.stored()
+    items.put(item)
 
 
 def keep_progress(items: ItemStore, user_id: str, report: Report, at: str) -> None:
@@ -147,15 +155,15 @@ def read_report(items: ItemStore, user_id: str, run_id: str) -> dict[str, Any] |
 
 
 def unfinished_reports(items: ItemStore, user_id: str, most: int = 20) -> list[dict[str, Any]]:
-    """The newest reports (up to `most`) of imports still running or interrupted and not undone,
-    for the Import page to link to: a browser whose server died mid-import never got the report's
-    address. Reports are kept 90 days; an account holds a handful."""
+    """The newest reports (up to `most`) of imports still running, interrupted or cut short and not
+    undone, for the Import page to link to: a browser whose server died mid-import never got the
+    report's address. Reports are kept 90 days; an account holds a handful."""
     found: list[dict[str, Any]] = []
     after = None
     while True:
         page = items.query(user_partition(user_id), prefix=PREFIX, descending=True, after=after)
         for item in page.items:
-            if not (item.get("running") or item.get("interrupted")) or item.get("undone"):
+            if not (item.get("running") or item.get("interrupted") or item.get("cutShort")) or item.get("undone"):
                 continue
             run_id = str(item.get("sk", ""))[len(PREFIX) :]
             stored = read_report(items, user_id, run_id)  # marks one whose process is gone
