@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -71,3 +72,23 @@ def test_an_import_of_another_users_live_process_is_not_interrupted(
         writer.wait()
     stored = read_report(services.items, USER, "run-other-user")  # and once it has ended: interrupted
     assert stored is not None and stored.get("interrupted") is True
+
+
+def test_a_long_columns_tasks_are_counted_as_they_are_written(services: Services, tmp_path: Path) -> None:
+    """A Todoist project without sections is one column of up to 5,000 tasks (some 200
+    transactions, minutes on DynamoDB): its report was told of them only once the column ended,
+    so a running report said 0 tasks the whole time and one interrupted mid-column (kill -9) said
+    0 tasks written, though thousands were. Now it grows between two batches (24 records each)."""
+    from mesq.auth.users import create_user
+    from mesq.imports.run import Progress
+    from mesq.wiring.imports import import_file
+
+    user = create_user(services.items, "long-column", "correct horse battery")
+    path = tmp_path / "Inbox.csv"
+    path.write_text("TYPE,CONTENT\n" + "".join(f"task,chore {n}\n" for n in range(240)), encoding="utf-8")
+    told: list[int] = []
+    report = import_file(
+        services, user["id"], "todoist", path, progress=Progress(lambda kept: told.append(kept.imported["tasks"]), 0.0)
+    )
+    assert report.imported["tasks"] == 240
+    assert told == sorted(told) and [count for count in told if 0 < count < 240] == list(range(24, 240, 24)), told
