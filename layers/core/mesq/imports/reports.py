@@ -71,33 +71,65 @@ def report_key(user_id: str, run_id: str) -> Key:
 
 
 def save_report(
-    items: ItemStore, user_id: str, report: Report, *, at: str | None = None, cut_short: Text | None = None
+    items: ItemStore,
+    user_id: str,
+    report: Report,
+    *,
+    at: str | None = None,
+    cut_short: Text | None = None,
+    source: str = "",
 ) -> None:
     """The final report; `cut_short`: why the run stopped part-way (`CutShort`'s words: its
-    request's time was up, the server stopping, a store's refusal), which its page says."""
+    request's time was up, the server stopping, a store's refusal), which its page says; `source`:
+    the file's fingerprint (`settle_unfinished`)."""
     pk, sk = report_key(user_id, report.run_id)
     english, words = _fitted(report.as_dict(), report.words())
     item = {"pk": pk, "sk": sk, "report": english, "words": words, "at": at or now_timestamp(),
             "ttl": int(time.time()) + REPORT_DAYS * 86400}  # fmt: skip
     if cut_short is not None:
         item["cutShort"] = cut_short.stored()
+    if source:
+        item["source"] = source
     items.put(item)
 
 
-def keep_progress(items: ItemStore, user_id: str, report: Report, at: str) -> None:
+def keep_progress(items: ItemStore, user_id: str, report: Report, at: str, source: str = "") -> None:
     """The report of a run still writing (`at`: when it began), with the process that writes it."""
     pk, sk = report_key(user_id, report.run_id)
     english, words = _fitted(report.as_dict(), report.words())
     items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at, "running": _this_process(),
-               "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+               "ttl": int(time.time()) + REPORT_DAYS * 86400} | ({"source": source} if source else {}))  # fmt: skip
 
 
-def keep_interrupted(items: ItemStore, user_id: str, report: Report, at: str) -> None:
+def keep_interrupted(items: ItemStore, user_id: str, report: Report, at: str, source: str = "") -> None:
     """The report of a run a fault stopped half-way (not a refusal: those are `CutShort`'s)."""
     pk, sk = report_key(user_id, report.run_id)
     english, words = _fitted(report.as_dict(), report.words())
     items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at, "interrupted": True,
-               "interruptedAt": now_timestamp(), "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+               "interruptedAt": now_timestamp(), "ttl": int(time.time()) + REPORT_DAYS * 86400}
+              | ({"source": source} if source else {}))  # fmt: skip
+
+
+def settle_unfinished(items: ItemStore, user_id: str, run_id: str, source: str) -> None:
+    """A run of the file `source` (its fingerprint) that finished completes the earlier runs of the
+    same file that did not (interrupted, cut short): as their page advised, it imported the same
+    file again. They are marked `completedBy` it and leave the Import page's list; their reports
+    and Undo stay."""
+    if not source:
+        return
+    after = None
+    while True:
+        page = items.query(user_partition(user_id), prefix=PREFIX, after=after)
+        for item in page.items:
+            if item.get("source") != source or item.get("undone") or item.get("completedBy"):
+                continue
+            if item.get("running"):  # marked interrupted when its process is gone, else left running
+                item = read_report(items, user_id, str(item["sk"])[len(PREFIX) :]) or item
+            if not item.get("running") and (item.get("interrupted") or item.get("cutShort")):
+                items.put(item | {"completedBy": run_id})
+        after = page.next_key
+        if after is None:
+            return
 
 
 def forget_report(items: ItemStore, user_id: str, run_id: str) -> None:
@@ -164,6 +196,8 @@ def unfinished_reports(items: ItemStore, user_id: str, most: int = 20) -> list[d
         page = items.query(user_partition(user_id), prefix=PREFIX, descending=True, after=after)
         for item in page.items:
             if not (item.get("running") or item.get("interrupted") or item.get("cutShort")) or item.get("undone"):
+                continue
+            if item.get("completedBy"):  # the same file imported again since, to its end
                 continue
             run_id = str(item.get("sk", ""))[len(PREFIX) :]
             stored = read_report(items, user_id, run_id)  # marks one whose process is gone
