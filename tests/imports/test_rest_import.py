@@ -322,7 +322,7 @@ def test_importing_the_same_file_again_to_its_end_settles_the_run_cut_short(
     left it listed for the report's 90 days; the same file imported again to its end now settles it
     (its report and Undo stay). Another file's run does not."""
     from mesq.imports import plan
-    from mesq.imports.reports import read_report, unfinished_reports
+    from mesq.imports.reports import mark_undone, read_report, unfinished_reports
 
     account = make_account(scopes="memo:read,memo:write")
     flomo_export(tmp_path / "flomo.zip", count=12)
@@ -354,3 +354,6 @@ def test_importing_the_same_file_again_to_its_end_settles_the_run_cut_short(
     assert unfinished_reports(services.items, account.user_id) == []
     kept = read_report(services.items, account.user_id, run_id)
     assert kept is not None and kept.get("cutShort") and kept["completedBy"] == data["runId"]
+    # Undoing the completing run leaves what the cut one wrote ("already there" to it): listed again
+    mark_undone(services.items, account.user_id, data["runId"], {"undone": {"memos": 7}})
+    assert [stored["report"]["runId"] for stored in unfinished_reports(services.items, account.user_id)] == [run_id]

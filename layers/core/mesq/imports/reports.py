@@ -113,8 +113,8 @@ def keep_interrupted(items: ItemStore, user_id: str, report: Report, at: str, so
 def settle_unfinished(items: ItemStore, user_id: str, run_id: str, source: str) -> None:
     """A run of the file `source` (its fingerprint) that finished completes the earlier runs of the
     same file that did not (interrupted, cut short): as their page advised, it imported the same
-    file again. They are marked `completedBy` it and leave the Import page's list; their reports
-    and Undo stay."""
+    file again. They are marked `completedBy` it and leave the Import page's list while it is not
+    undone (its Undo leaves what they wrote: then they are listed again); their reports and Undo stay."""
     if not source:
         return
     after = None
@@ -197,8 +197,10 @@ def unfinished_reports(items: ItemStore, user_id: str, most: int = 20) -> list[d
         for item in page.items:
             if not (item.get("running") or item.get("interrupted") or item.get("cutShort")) or item.get("undone"):
                 continue
-            if item.get("completedBy"):  # the same file imported again since, to its end
-                continue
+            if item.get("completedBy"):  # the same file imported again since, to its end, and not undone
+                completing = items.get(report_key(user_id, str(item["completedBy"])))
+                if completing is not None and not completing.get("undone"):
+                    continue
             run_id = str(item.get("sk", ""))[len(PREFIX) :]
             stored = read_report(items, user_id, run_id)  # marks one whose process is gone
             if stored is not None and not stored.get("undone"):
