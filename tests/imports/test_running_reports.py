@@ -92,3 +92,17 @@ def test_a_long_columns_tasks_are_counted_as_they_are_written(services: Services
     )
     assert report.imported["tasks"] == 240
     assert told == sorted(told) and [count for count in told if 0 < count < 240] == list(range(24, 240, 24)), told
+
+
+def test_without_proc_a_dead_writer_on_this_host_is_interrupted_at_once(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """macOS has no /proc (no boot id, no pid namespaces: its pids are the host's): a report whose
+    writer on this host has ended is interrupted at once, by its pid, not after 15 minutes."""
+    monkeypatch.setattr(reports, "_pid_space", lambda: "")
+    monkeypatch.setattr(reports, "_process_start", lambda pid: "")
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    _kept_by(services, "run-no-proc", pid=ended.pid, start="")
+    stored = read_report(services.items, USER, "run-no-proc")
+    assert stored is not None and stored.get("interrupted") is True

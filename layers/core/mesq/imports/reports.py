@@ -53,7 +53,7 @@ def _pid_space() -> str:
     environment, a virtual machine: each its own) and the pid namespace within it (a container).
     Pids from another numbering say nothing here: a Lambda container's Python often has the same
     pid as the next one's, and two containers sharing a data directory each count from 1. "" where
-    unknown (no /proc): then only the report's progress can tell."""
+    unknown (no /proc: macOS, whose pids are the host's)."""
     try:
         with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as boot:
             return boot.read().strip() + "/" + os.readlink("/proc/self/ns/pid")
@@ -140,9 +140,10 @@ def forget_report(items: ItemStore, user_id: str, run_id: str) -> None:
 def _gone(running: dict[str, Any]) -> bool:
     """Whether the process that kept a running report has ended without its final report."""
     here = _pid_space()
-    if running.get("host") != platform.node() or not here or running.get("pids") != here:
+    if running.get("host") != platform.node() or running.get("pids") != here:
         # Another machine, container or Lambda environment (its pid may be one of ours by chance,
-        # even with the same start): only the report's progress tells whether it still runs.
+        # even with the same start): only the report's progress tells whether it still runs. ("" on
+        # both sides: a system without /proc, macOS, has no pid namespaces: its pids are the host's.)
         return time.time() - float(running.get("aliveAt") or 0) > STALE_SECONDS
     pid = running.get("pid")
     if not isinstance(pid, int) or isinstance(pid, bool):
