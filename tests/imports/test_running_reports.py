@@ -106,3 +106,38 @@ def test_without_proc_a_dead_writer_on_this_host_is_interrupted_at_once(
     _kept_by(services, "run-no-proc", pid=ended.pid, start="")
     stored = read_report(services.items, USER, "run-no-proc")
     assert stored is not None and stored.get("interrupted") is True
+
+
+def test_a_run_taken_for_interrupted_and_undone_stops_and_keeps_the_undo(services: Services, tmp_path: Path) -> None:
+    """A reader that takes a live run for gone marks its report interrupted and offers Undo; the
+    run's next progress save wrote "running" over it (and its final save over the Undo's mark), so
+    the run went on writing beside the Undo and the page offered Undo again as if none had run.
+    Now the run stops at its next save (cut short) and its last save keeps what the Undo did."""
+    from mesq.auth.users import create_user
+    from mesq.imports.plan import CutShort
+    from mesq.imports.reports import mark_undone, save_report
+    from mesq.imports.run import Progress
+    from mesq.wiring.imports import import_file
+
+    from .exports import flomo_export
+
+    user = create_user(services.items, "taken-for-gone", "correct horse battery")
+    flomo_export(tmp_path / "flomo.zip", count=12)
+    saves = {"n": 0}
+
+    def kept(report: Report) -> None:
+        saves["n"] += 1
+        if saves["n"] == 4:  # another reader, meanwhile: interrupted, then undone from its page
+            stored = services.items.get(report_key(user["id"], report.run_id))
+            assert stored is not None
+            marked = {key: value for key, value in stored.items() if key != "running"}
+            services.items.put(marked | {"interrupted": True})
+            mark_undone(services.items, user["id"], report.run_id, {"undone": {"memos": 3}})
+        keep_progress(services.items, user["id"], report, now_timestamp())
+
+    with pytest.raises(CutShort, match="taken for interrupted") as cut:
+        import_file(services, user["id"], "flomo", tmp_path / "flomo.zip", progress=Progress(kept, 0.0))
+    assert cut.value.report.imported["memos"] == 2  # of 12: it stopped at the save after the mark
+    save_report(services.items, user["id"], cut.value.report)  # as the server's edge does
+    stored = read_report(services.items, user["id"], cut.value.report.run_id)
+    assert stored is not None and stored["undone"]["undone"] == {"memos": 3} and "running" not in stored

@@ -20,6 +20,7 @@ import platform
 import time
 from typing import Any
 
+from ..kernel.errors import Conflict
 from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import ItemStore, Key
@@ -90,12 +91,26 @@ def save_report(
         item["cutShort"] = cut_short.stored()
     if source:
         item["source"] = source
-    items.put(item)
+    items.put(item | _undo_kept(items, (pk, sk)))
+
+
+def _undo_kept(items: ItemStore, key: Key) -> dict[str, Any]:
+    """What an Undo already did to this run (its report taken for interrupted while it still ran),
+    kept by the run's last save: the page then says it was undone, never offers Undo as if not."""
+    stored = items.get(key)
+    if stored is None or not stored.get("undone"):
+        return {}
+    return {"undone": stored["undone"], "undoneAt": stored.get("undoneAt", "")}
 
 
 def keep_progress(items: ItemStore, user_id: str, report: Report, at: str, source: str = "") -> None:
-    """The report of a run still writing (`at`: when it began), with the process that writes it."""
+    """The report of a run still writing (`at`: when it began), with the process that writes it.
+    One a reader has marked interrupted meanwhile (it took the process for gone) is not written
+    over: the run stops (Conflict, so cut short), since an Undo of it may be under way."""
     pk, sk = report_key(user_id, report.run_id)
+    stored = items.get((pk, sk))
+    if stored is not None and (stored.get("interrupted") or stored.get("undone")):
+        raise Conflict("this import was taken for interrupted while it ran, so it stopped here")
     english, words = _fitted(report.as_dict(), report.words())
     items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at, "running": _this_process(),
                "ttl": int(time.time()) + REPORT_DAYS * 86400} | ({"source": source} if source else {}))  # fmt: skip
@@ -107,7 +122,7 @@ def keep_interrupted(items: ItemStore, user_id: str, report: Report, at: str, so
     english, words = _fitted(report.as_dict(), report.words())
     items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at, "interrupted": True,
                "interruptedAt": now_timestamp(), "ttl": int(time.time()) + REPORT_DAYS * 86400}
-              | ({"source": source} if source else {}))  # fmt: skip
+              | ({"source": source} if source else {}) | _undo_kept(items, (pk, sk)))  # fmt: skip
 
 
 def settle_unfinished(items: ItemStore, user_id: str, run_id: str, source: str) -> None:
