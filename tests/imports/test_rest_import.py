@@ -308,3 +308,52 @@ def test_an_import_a_fault_stops_half_way_leaves_an_interrupted_report(
     stored = read_report(services.items, account.user_id, reports[0]["sk"].removeprefix("IMPORT#"))
     assert stored is not None and stored.get("interrupted") is True and "running" not in stored
     assert stored["report"]["imported"]["memos"] == 5
+
+
+def test_importing_the_same_file_again_to_its_end_settles_the_run_cut_short(
+    client: TestClient,
+    make_account: Callable[..., Account],
+    services: Services,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run cut short (here its request's time up after five memos) is listed among the imports
+    that did not finish, whose words say "undo it or import the same file again". Doing the second
+    left it listed for the report's 90 days; the same file imported again to its end now settles it
+    (its report and Undo stay). Another file's run does not."""
+    from mesq.imports import plan
+    from mesq.imports.reports import mark_undone, read_report, unfinished_reports
+
+    account = make_account(scopes="memo:read,memo:write")
+    flomo_export(tmp_path / "flomo.zip", count=12)
+    flomo_export(tmp_path / "other.zip", count=3)
+    asked = {"n": 0}
+
+    def five_memos_then_out_of_time() -> bool:
+        asked["n"] += 1
+        return asked["n"] > 5
+
+    def imported(name: str) -> Any:
+        return client.post(
+            "/api/toolkit/import?kind=flomo&filename=flomo.zip",
+            content=(tmp_path / name).read_bytes(),
+            headers={**account.headers, "Content-Type": "application/zip"},
+        )
+
+    with monkeypatch.context() as patched:
+        patched.setattr(plan, "out_of_time", five_memos_then_out_of_time)
+        cut = imported("flomo.zip")
+    assert cut.status_code == 400 and "the import stopped after writing" in cut.text
+    run_id = cut.json()["error"]["details"]["report"]["runId"]
+    assert [stored["report"]["runId"] for stored in unfinished_reports(services.items, account.user_id)] == [run_id]
+    assert imported("other.zip").status_code == 200  # another file: the cut run is still unfinished
+    assert [stored["report"]["runId"] for stored in unfinished_reports(services.items, account.user_id)] == [run_id]
+    again = imported("flomo.zip")
+    data = again.json()["data"]
+    assert again.status_code == 200 and data["existing"]["memos"] + data["imported"]["memos"] == 12
+    assert unfinished_reports(services.items, account.user_id) == []
+    kept = read_report(services.items, account.user_id, run_id)
+    assert kept is not None and kept.get("cutShort") and kept["completedBy"] == data["runId"]
+    # Undoing the completing run leaves what the cut one wrote ("already there" to it): listed again
+    mark_undone(services.items, account.user_id, data["runId"], {"undone": {"memos": 7}})
+    assert [stored["report"]["runId"] for stored in unfinished_reports(services.items, account.user_id)] == [run_id]

@@ -11,6 +11,7 @@ import html
 import io
 import zipfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -284,3 +285,49 @@ def test_a_report_kept_while_its_import_runs_says_so_and_offers_no_undo_yet(
     assert "这次导入还在进行中" in html.unescape(undo.text)
     stored = read_report(services.items, person.user_id, "run-still-writing")
     assert stored is not None and "running" in stored and "interrupted" not in stored
+
+
+@pytest.mark.parametrize("headers", [EN, ZH])
+def test_an_import_cut_short_on_the_page_leads_to_its_report_and_undo(
+    browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, headers: dict[str, str]
+) -> None:
+    """An import whose request's time runs out (a Lambda invocation's deadline, `finish_within`;
+    here the clock says so after the fifth memo) stops with what it wrote. The page said "Nothing
+    was imported. The file ... has a problem:" above "the import stopped after writing 5 memos",
+    with no way to its report or Undo (nor was it among the imports that did not finish). It now
+    goes to the report: why it stopped, the 5 memos, Undo; and Settings -> Import links to it."""
+    from mesq.imports import plan
+
+    from ...imports.exports import flomo_export
+
+    asked = {"n": 0}
+
+    def five_memos_then_out_of_time() -> bool:
+        asked["n"] += 1
+        return asked["n"] > 5
+
+    monkeypatch.setattr(plan, "out_of_time", five_memos_then_out_of_time)
+    person = browser()
+    flomo_export(tmp_path / "flomo.zip", count=12)
+    answer = person.client.post(
+        "/settings/import/app",
+        data={"csrf": person.csrf, "kind": "flomo"},
+        files={"file": ("flomo.zip", (tmp_path / "flomo.zip").read_bytes(), "application/zip")},
+        headers=headers,
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303, answer.text
+    where = answer.headers["location"]
+    assert where.startswith("/settings/import/runs/")
+    page = html.unescape(person.client.get(where, headers=headers).text)
+    state = page.split('id="import-state">')[1].split("</p>")[0]
+    if headers is EN:
+        assert "the import stopped after writing 5 memos" in state
+        assert "this request's time on the server was up" in state
+        assert "5 memos" in page
+    else:
+        # the stop first, then what it wrote: "导入在写入 已导入 5 条笔记 后中断" read as two verbs
+        assert "停止前已导入 5 条笔记" in state and "本次请求在服务器上的时间已用完" in state
+    assert f'action="{where}/undo"' in page
+    listed = html.unescape(person.client.get("/settings/import", headers=headers).text)
+    assert f'href="{where}"' in listed.split('id="import-unfinished"')[1]

@@ -240,3 +240,50 @@ def test_shortened_notes_are_said_imported_in_both_languages(live: LiveServer, t
             f"notes past {model.NOTES_MAX} characters were cut"
         )
         _fits(page)
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_unfinished_imports_read_at_390_px(live: LiveServer, locale: str) -> None:
+    """An interrupted import (its server killed) and one cut short (its request's time up): the
+    Import page's list of imports that did not finish and each report's state, at 390 px in both
+    languages: said, with Undo, and nothing wider than the phone."""
+    from collections import Counter
+
+    from mesq.imports.plan import Report
+    from mesq.imports.reports import keep_interrupted, save_report
+    from mesq.kernel.i18n import Text
+    from mesq.kernel.timestamps import now_timestamp
+
+    username = "narrow-" + locale[:2]
+    account = live.account(username, scopes="memo:read,memo:write,todo:read,todo:write")
+    services = _store(live)
+    try:
+        killed = Report("flomo", run_id="run-killed-" + locale[:2], imported=Counter(memos=1200, attachments=30))
+        keep_interrupted(services.items, account.user_id, killed, now_timestamp())
+        cut = Report("todoist", run_id="run-cut-" + locale[:2], imported=Counter(spaces=1, columns=3, tasks=480))
+        reason = Text("this request's time on the server was up (`mesq import` on a computer has no such limit)")
+        stop = Text(
+            "the import stopped after writing %(summary)s (run %(run_id)s): %(reason)s. Import the same"
+            " file again to complete it, or undo the run",
+            reason=reason,
+            summary=cut.summary_text(),
+            run_id=cut.run_id,
+        )
+        save_report(services.items, account.user_id, cut, cut_short=stop)
+    finally:
+        services.items.close()
+    with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, locale=locale) as page:
+        page.goto(f"{live.base_url}/login?next=/settings/import")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        expect(page).to_have_url(live.base_url + "/settings/import")
+        expect(page.locator("#import-unfinished li")).to_have_count(2)
+        _fits(page)
+        page.screenshot(path=f"/tmp/r1-unfinished-{locale}.png", full_page=True)
+        for run in (killed.run_id, cut.run_id):
+            page.goto(f"{live.base_url}/settings/import/runs/{run}")
+            expect(page.locator("#import-state")).to_be_visible()
+            expect(page.locator(f"form[action='/settings/import/runs/{run}/undo'] button")).to_be_visible()
+            _fits(page)
+            page.screenshot(path=f"/tmp/r1-{run}.png", full_page=True)

@@ -8,9 +8,9 @@ the first write on (a process killed half-way leaves it, shown as interrupted)."
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import re
-import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +20,7 @@ from aws_lambda_powertools import Logger
 
 from ..application.ratelimit import RateLimiter, counted_import
 from ..imports.plan import CutShort, Report, SourceError
-from ..imports.reports import forget_report, keep_interrupted, keep_progress, save_report
+from ..imports.reports import forget_report, keep_interrupted, keep_progress, save_report, settle_unfinished
 from ..imports.run import Progress
 from ..kernel.context import Channel, Principal
 from ..kernel.timestamps import now_timestamp
@@ -63,12 +63,18 @@ def import_upload(
         if options.label is None:  # refusals name the person's file, never the temporary copy
             shown = (upload_base_name(options.filename) or path.name) if options.filename else "the file"
             options = replace(options, label=shown)
+        # The file's (and what reads it: a memos user, a Todoist project's name), so a later run of
+        # the same file that finishes settles this one's report if it does not (`settle_unfinished`).
+        fingerprint = hashlib.sha256(f"{kind}\0{options.memos_user or ''}\0{options.filename or ''}\0".encode())
         with path.open("wb") as copy:
-            shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
+            while chunk := upload.read(COPY_CHUNK_BYTES):
+                fingerprint.update(chunk)
+                copy.write(chunk)
+        source = fingerprint.hexdigest()[:32]
         begun = now_timestamp()
         # Kept from before the first write and as it grows: a process killed half-way (kill -9)
         # leaves a report that its page shows as interrupted, with what it wrote and its Undo.
-        progress = Progress(lambda report: keep_progress(services.items, principal.user_id, report, begun))
+        progress = Progress(lambda report: keep_progress(services.items, principal.user_id, report, begun, source))
         try:
             with during_import(services, principal.user_id):  # the search indexes: built once, afterwards
                 report = import_file(
@@ -82,7 +88,7 @@ def import_upload(
                     progress=progress,
                 )
         except CutShort as error:  # what was written has its report page too, with Undo
-            save_report(services.items, principal.user_id, error.report)
+            save_report(services.items, principal.user_id, error.report, cut_short=error.text, source=source)
             raise
         except SourceError:  # refused at a write with nothing written: no report, as before any write
             if progress.report is not None:
@@ -91,11 +97,12 @@ def import_upload(
         except BaseException:  # a fault half-way: never a report that says "running" for good
             if progress.report is not None:
                 try:
-                    keep_interrupted(services.items, principal.user_id, progress.report, begun)
+                    keep_interrupted(services.items, principal.user_id, progress.report, begun, source)
                 except Exception:
                     logger.exception("the report of an import stopped by a fault could not be kept")
             raise
-    save_report(services.items, principal.user_id, report)
+    save_report(services.items, principal.user_id, report, source=source)
+    settle_unfinished(services.items, principal.user_id, report.run_id, source)
     return report
 
 

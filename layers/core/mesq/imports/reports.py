@@ -20,6 +20,8 @@ import platform
 import time
 from typing import Any
 
+from ..kernel.errors import Conflict
+from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import ItemStore, Key
 from ..kernel.timestamps import now_timestamp
@@ -47,35 +49,102 @@ def _process_start(pid: int) -> str:
         return ""
 
 
+def _pid_space() -> str:
+    """Which numbering this process's pids belong to: the kernel's boot (a Lambda execution
+    environment, a virtual machine: each its own) and the pid namespace within it (a container).
+    Pids from another numbering say nothing here: a Lambda container's Python often has the same
+    pid as the next one's, and two containers sharing a data directory each count from 1. "" where
+    unknown (no /proc: macOS, whose pids are the host's)."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as boot:
+            return boot.read().strip() + "/" + os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
+
+
 def _this_process() -> dict[str, Any]:
-    return {"host": platform.node(), "pid": os.getpid(), "start": _process_start(os.getpid()), "aliveAt": time.time()}
+    return {"host": platform.node(), "pids": _pid_space(), "pid": os.getpid(), "start": _process_start(os.getpid()),
+            "aliveAt": time.time()}  # fmt: skip
 
 
 def report_key(user_id: str, run_id: str) -> Key:
     return (user_partition(user_id), PREFIX + run_id)
 
 
-def save_report(items: ItemStore, user_id: str, report: Report, *, at: str | None = None) -> None:
+def save_report(
+    items: ItemStore,
+    user_id: str,
+    report: Report,
+    *,
+    at: str | None = None,
+    cut_short: Text | None = None,
+    source: str = "",
+) -> None:
+    """The final report; `cut_short`: why the run stopped part-way (`CutShort`'s words: its
+    request's time was up, the server stopping, a store's refusal), which its page says; `source`:
+    the file's fingerprint (`settle_unfinished`)."""
     pk, sk = report_key(user_id, report.run_id)
     english, words = _fitted(report.as_dict(), report.words())
-    items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at or now_timestamp(),
-               "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+    item = {"pk": pk, "sk": sk, "report": english, "words": words, "at": at or now_timestamp(),
+            "ttl": int(time.time()) + REPORT_DAYS * 86400}  # fmt: skip
+    if cut_short is not None:
+        item["cutShort"] = cut_short.stored()
+    if source:
+        item["source"] = source
+    items.put(item | _undo_kept(items, (pk, sk)))
 
 
-def keep_progress(items: ItemStore, user_id: str, report: Report, at: str) -> None:
-    """The report of a run still writing (`at`: when it began), with the process that writes it."""
+def _undo_kept(items: ItemStore, key: Key) -> dict[str, Any]:
+    """What an Undo already did to this run (its report taken for interrupted while it still ran),
+    kept by the run's last save: the page then says it was undone, never offers Undo as if not."""
+    stored = items.get(key)
+    if stored is None or not stored.get("undone"):
+        return {}
+    return {"undone": stored["undone"], "undoneAt": stored.get("undoneAt", "")}
+
+
+def keep_progress(items: ItemStore, user_id: str, report: Report, at: str, source: str = "") -> None:
+    """The report of a run still writing (`at`: when it began), with the process that writes it.
+    One a reader has marked interrupted meanwhile (it took the process for gone) is not written
+    over: the run stops (Conflict, so cut short), since an Undo of it may be under way."""
     pk, sk = report_key(user_id, report.run_id)
+    stored = items.get((pk, sk))
+    if stored is not None and (stored.get("interrupted") or stored.get("undone")):
+        raise Conflict("this import was taken for interrupted while it ran, so it stopped here")
     english, words = _fitted(report.as_dict(), report.words())
     items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at, "running": _this_process(),
-               "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+               "ttl": int(time.time()) + REPORT_DAYS * 86400} | ({"source": source} if source else {}))  # fmt: skip
 
 
-def keep_interrupted(items: ItemStore, user_id: str, report: Report, at: str) -> None:
+def keep_interrupted(items: ItemStore, user_id: str, report: Report, at: str, source: str = "") -> None:
     """The report of a run a fault stopped half-way (not a refusal: those are `CutShort`'s)."""
     pk, sk = report_key(user_id, report.run_id)
     english, words = _fitted(report.as_dict(), report.words())
     items.put({"pk": pk, "sk": sk, "report": english, "words": words, "at": at, "interrupted": True,
-               "interruptedAt": now_timestamp(), "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
+               "interruptedAt": now_timestamp(), "ttl": int(time.time()) + REPORT_DAYS * 86400}
+              | ({"source": source} if source else {}) | _undo_kept(items, (pk, sk)))  # fmt: skip
+
+
+def settle_unfinished(items: ItemStore, user_id: str, run_id: str, source: str) -> None:
+    """A run of the file `source` (its fingerprint) that finished completes the earlier runs of the
+    same file that did not (interrupted, cut short): as their page advised, it imported the same
+    file again. They are marked `completedBy` it and leave the Import page's list while it is not
+    undone (its Undo leaves what they wrote: then they are listed again); their reports and Undo stay."""
+    if not source:
+        return
+    after = None
+    while True:
+        page = items.query(user_partition(user_id), prefix=PREFIX, after=after)
+        for item in page.items:
+            if item.get("source") != source or item.get("undone") or item.get("completedBy"):
+                continue
+            if item.get("running"):  # marked interrupted when its process is gone, else left running
+                item = read_report(items, user_id, str(item["sk"])[len(PREFIX) :]) or item
+            if not item.get("running") and (item.get("interrupted") or item.get("cutShort")):
+                items.put(item | {"completedBy": run_id})
+        after = page.next_key
+        if after is None:
+            return
 
 
 def forget_report(items: ItemStore, user_id: str, run_id: str) -> None:
@@ -85,7 +154,11 @@ def forget_report(items: ItemStore, user_id: str, run_id: str) -> None:
 
 def _gone(running: dict[str, Any]) -> bool:
     """Whether the process that kept a running report has ended without its final report."""
-    if running.get("host") != platform.node():
+    here = _pid_space()
+    if running.get("host") != platform.node() or running.get("pids") != here:
+        # Another machine, container or Lambda environment (its pid may be one of ours by chance,
+        # even with the same start): only the report's progress tells whether it still runs. ("" on
+        # both sides: a system without /proc, macOS, has no pid namespaces: its pids are the host's.)
         return time.time() - float(running.get("aliveAt") or 0) > STALE_SECONDS
     pid = running.get("pid")
     if not isinstance(pid, int) or isinstance(pid, bool):
@@ -96,8 +169,8 @@ def _gone(running: dict[str, Any]) -> bool:
         os.kill(pid, 0)  # no signal: only whether the process exists
     except ProcessLookupError:
         return True
-    except PermissionError:  # someone else's process holds that pid now
-        return True
+    except PermissionError:  # another user's process: its start says whether it is the writer
+        pass
     return str(running.get("start") or "") != _process_start(pid)
 
 
@@ -130,16 +203,20 @@ def read_report(items: ItemStore, user_id: str, run_id: str) -> dict[str, Any] |
 
 
 def unfinished_reports(items: ItemStore, user_id: str, most: int = 20) -> list[dict[str, Any]]:
-    """The newest reports (up to `most`) of imports still running or interrupted and not undone,
-    for the Import page to link to: a browser whose server died mid-import never got the report's
-    address. Reports are kept 90 days; an account holds a handful."""
+    """The newest reports (up to `most`) of imports still running, interrupted or cut short and not
+    undone, for the Import page to link to: a browser whose server died mid-import never got the
+    report's address. Reports are kept 90 days; an account holds a handful."""
     found: list[dict[str, Any]] = []
     after = None
     while True:
         page = items.query(user_partition(user_id), prefix=PREFIX, descending=True, after=after)
         for item in page.items:
-            if not (item.get("running") or item.get("interrupted")) or item.get("undone"):
+            if not (item.get("running") or item.get("interrupted") or item.get("cutShort")) or item.get("undone"):
                 continue
+            if item.get("completedBy"):  # the same file imported again since, to its end, and not undone
+                completing = items.get(report_key(user_id, str(item["completedBy"])))
+                if completing is not None and not completing.get("undone"):
+                    continue
             run_id = str(item.get("sk", ""))[len(PREFIX) :]
             stored = read_report(items, user_id, run_id)  # marks one whose process is gone
             if stored is not None and not stored.get("undone"):

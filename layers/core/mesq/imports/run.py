@@ -88,8 +88,11 @@ class Progress:
         self.told(report)
         self._last = time.monotonic()
 
+    def due(self) -> bool:
+        return time.monotonic() - self._last >= self.every
+
     def tick(self, report: Report) -> None:
-        if time.monotonic() - self._last >= self.every:
+        if self.due():
             self.begun(report)
 
 
@@ -103,7 +106,7 @@ def execute(call: Call, plan: Plan, progress: Progress | None = None) -> Report:
     if progress is not None:
         progress.begun(report)
     try:
-        _write(call, plan, report, progress.tick if progress is not None else _untold)
+        _write(call, plan, report, progress)
     except MesqError as error:  # after a first write: say what is there and how to finish or undo it
         report.seconds = time.perf_counter() - started
         raise CutShort(error.text, report) from error
@@ -122,11 +125,24 @@ def execute(call: Call, plan: Plan, progress: Progress | None = None) -> Report:
     return report
 
 
-def _untold(report: Report) -> None:
-    """No one to tell of the progress (the command line prints its report at the end)."""
+def _so_far(report: Report, created: Counter[str]) -> Report:
+    """The report with the batches of the column under way (`write_tasks`'s `created`, merged into
+    the report once the column ends): a column holds up to 5,000 tasks, minutes of writes."""
+    so_far = replace(report, imported=report.imported.copy(), existing=report.existing.copy())
+    so_far.existing["tasks"] += created["existing"]
+    so_far.in_trash += created["in_trash"]
+    so_far.imported.update({name: count for name, count in created.items() if name not in ("existing", "in_trash")})
+    return so_far
 
 
-def _write(call: Call, plan: Plan, report: Report, tick: Callable[[Report], None]) -> None:
+def _write(call: Call, plan: Plan, report: Report, progress: Progress | None) -> None:
+    """The plan's writes; `progress` told of the report at most once a second, between two memos,
+    two spaces or columns, and two batches of a column's tasks."""
+
+    def tick(report: Report) -> None:
+        if progress is not None:
+            progress.tick(report)
+
     tags: set[str] = set()
     for memo in plan.memos:
         tick(report)
@@ -150,8 +166,13 @@ def _write(call: Call, plan: Plan, report: Report, tick: Callable[[Report], None
             tick(report)
             created: Counter[str] = Counter()
             written: list[PlannedTask] = []
+
+            def between(created: Counter[str] = created) -> None:  # two batches of this column's tasks
+                if progress is not None and progress.due():
+                    progress.begun(_so_far(report, created))
+
             try:
-                write_tasks(call, space.space_id, column, created, written)
+                write_tasks(call, space.space_id, column, created, written, between=between)
             finally:  # the batches written before a fault count too (the report of a run cut short)
                 report.existing["tasks"] += created.pop("existing", 0)
                 report.in_trash += created.pop("in_trash", 0)

@@ -19,6 +19,7 @@ conditioned on absence.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from ..kernel.context import Call
@@ -156,15 +157,24 @@ def _batches(tasks: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, Plann
 
 
 def write_tasks(
-    call: Call, space_id: str, column: PlannedColumn, created: Counter[str], written: list[PlannedTask] | None = None
+    call: Call,
+    space_id: str,
+    column: PlannedColumn,
+    created: Counter[str],
+    written: list[PlannedTask] | None = None,
+    *,
+    between: Callable[[], None] | None = None,
 ) -> None:
     """The column's tasks and subtasks not there yet, in plan order; `created` counts what was
-    written, batch by batch (so a fault partway still says what is there), and `written` gets the
-    planned tasks and subtasks each batch wrote."""
+    written, batch by batch (so a fault partway still says what is there), `written` gets the
+    planned tasks and subtasks each batch wrote, and `between` is called after each batch (the
+    run's progress: a column of 5,000 tasks is some 200 batches)."""
     items, user_id = call.services.items, call.principal.user_id
     positions = model.positions_between(None, None, len(column.tasks)) if column.tasks else []
     register_tags(call, [tag for task in column.tasks for record in (task, *task.subtasks) for tag in record.tags])
-    for batch in _batches(list(zip(positions, column.tasks, strict=True))):
+    for index, batch in enumerate(_batches(list(zip(positions, column.tasks, strict=True)))):
+        if index and between is not None:  # the batches before this one told (at most once a second)
+            between()
         stop_if_asked()  # the server is stopping, or the request's time is up: end between two batches
         ids = [task.task_id for _position, task in batch]
         found = items.batch_get([keys.task_key(user_id, ident) for ident in ids])

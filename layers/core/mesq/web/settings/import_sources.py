@@ -7,7 +7,9 @@ account (docs/migrating.md).
   follows the answer's redirect. Without the script the form posts as any form does.
 - The import is REST's (`asgi/app_imports.import_upload`: an archive slot, the whole file checked
   first, one runId). A file that cannot be imported comes back to the form with its one line and
-  nothing written; an imported one redirects (303) to its report page.
+  nothing written; an imported one redirects (303) to its report page, and so does one cut short
+  after its first writes (`CutShort`: a Lambda invocation's time up, the server stopping), whose
+  page says why it stopped above what it wrote and its Undo.
 - The report page (`/settings/import/runs/{runId}`) reads the kept report (`imports/reports.py`):
   counts in the person's terms, what was skipped or kept as text and why, and "Undo this import"
   (`imports/undo.undo_import`: the imported memos and tasks to the trash, the import's emptied
@@ -25,7 +27,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...asgi.app_imports import import_upload, log_refusal
-from ...imports.plan import KINDS, SourceError
+from ...imports.plan import KINDS, CutShort, SourceError
 from ...imports.reports import mark_undone, read_report
 from ...imports.undo import undo_import
 from ...kernel.concurrency import run_sync
@@ -60,6 +62,9 @@ async def import_submit(page: Page) -> Response:
     )
     try:
         report = await run_sync(import_upload, page.web.services, page.principal, kind, upload.file, options, "web")
+    except CutShort as error:  # written in part (its time was up, the server stopping): its report, with Undo
+        log_refusal(error, page.trace_id, kind)
+        return redirect(RUNS + error.report.run_id)
     except SourceError as error:
         log_refusal(error, page.trace_id, kind)
         return import_form(
@@ -102,6 +107,7 @@ async def report_page(page: Page) -> Response:
         skipped=said(page, stored, "skipped", "why"),
         kept=said(page, stored, "kept", "what"),
         shortened=said(page, stored, "shortened", "what"),
+        cut_short=page.translator.text(Text.from_stored(stored["cutShort"])) if stored.get("cutShort") else "",
     )
 
 
