@@ -414,7 +414,9 @@ def _subtasks_along(
     ones, and a restore or a new subtask takes the task's space), as a move would. Without it they
     stayed in the space the task left, listed there by query_todos and CalDAV."""
     space_id = after.get("spaceId")
-    along = [s for s in state.subtasks_of(str(task["id"])) if s["id"] not in members and s.get("spaceId") != space_id]
+    # live by their records (the subtask list's entries can lag a restore), as a move reads them
+    listed = state.subtasks_of(str(task["id"]), include_deleted=True)
+    along = [s for s in listed if keys.live(s) and s["id"] not in members and s.get("spaceId") != space_id]
     return [put_revised(user_id, "task", s, {**s, **bump(s, now), "spaceId": space_id}) for s in along]
 
 
