@@ -118,7 +118,7 @@ def test_undoing_a_cross_space_move_takes_its_subtasks_back(store):
 def test_undoing_a_move_takes_the_subtasks_restored_or_made_since_with_the_task(store):
     """A move takes only the live subtasks (its members); one restored from the trash after it, or
     made after it, takes the task's new space. Undoing the move left those in that space while
-    the task went back: query_todos listed them under a space their task was not in. They now go
+    the task went back (get_todo_task showed them in a space their task was not in). They now go
     back with it, and the redo brings them along again."""
     call = caller(store)
     home = call("create_todo_space", name="Home")["space"]

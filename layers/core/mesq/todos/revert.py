@@ -412,7 +412,7 @@ def _subtasks_along(
     """A task an undo takes back to another space takes its live subtasks that are not the
     change's members (made, or restored from the trash, since the move: a move takes only the live
     ones, and a restore or a new subtask takes the task's space), as a move would. Without it they
-    stayed in the space the task left, listed there by query_todos and CalDAV."""
+    kept the space the task left (get_todo_task showed it there)."""
     space_id = after.get("spaceId")
     # live by their records (the subtask list's entries can lag a restore), as a move reads them
     listed = state.subtasks_of(str(task["id"]), include_deleted=True)
