@@ -115,6 +115,39 @@ def test_undoing_a_cross_space_move_takes_its_subtasks_back(store):
     assert all(call("get_todo_task", id=s["id"])["task"]["spaceId"] == task["spaceId"] for s in subs)
 
 
+def test_undoing_a_move_takes_the_subtasks_restored_or_made_since_with_the_task(store):
+    """A move takes only the live subtasks (its members); one restored from the trash after it, or
+    made after it, takes the task's new space. Undoing the move left those in that space while
+    the task went back (get_todo_task showed them in a space their task was not in). They now go
+    back with it, and the redo brings them along again."""
+    call = caller(store)
+    home = call("create_todo_space", name="Home")["space"]
+    task = call("create_todo_task", title="t")["task"]
+    subs = [call("create_todo_subtask", taskId=task["id"], title=f"s{n}")["subtask"] for n in range(2)]
+    call("delete_todo_subtask", id=subs[1]["id"], expectedRevision=subs[1]["revision"])
+    task = call("get_todo_task", id=task["id"])["task"]
+    call("move_todo_task", id=task["id"], expectedRevision=task["revision"], spaceId=home["id"])
+    [trashed] = [e for e in call("list_todo_trash")["items"] if e["id"] == subs[1]["id"]]
+    assert trashed["spaceId"] == home["id"]
+    call("restore_todo_item", id=subs[1]["id"], kind="subtask", expectedRevision=trashed["revision"])
+    made = call("create_todo_subtask", taskId=task["id"], title="made")["subtask"]
+    ids = [subs[0]["id"], subs[1]["id"], made["id"]]
+    [move] = [c for c in changes(store) if c["operation"] == "move_todo_task"]
+    assert call("undo_changes", changeIds=[move["id"]])["notUndone"] == []
+
+    def spaces() -> set[str]:
+        return {call("get_todo_task", id=i)["task"]["spaceId"] for i in [task["id"], *ids]}
+
+    def listed(space_id: str) -> set[str]:
+        return {t["id"] for t in call("query_todos", spaceId=space_id)["items"] if t["id"] in ids}
+
+    assert spaces() == {task["spaceId"]}
+    assert listed(home["id"]) == set() and listed(task["spaceId"]) == set(ids)
+    [undo] = [c for c in changes(store) if c["operation"] == "undo_changes"]
+    assert call("undo_changes", changeIds=[undo["id"]])["notUndone"] == []
+    assert spaces() == {home["id"]}
+
+
 def test_a_session_that_edits_subtasks_then_moves_their_task_undoes_as_one(store):
     """Undoing the move writes its subtasks (members); the session's earlier subtask changes then
     expect the revisions that undo made, as the dry run promised, instead of conflicting."""

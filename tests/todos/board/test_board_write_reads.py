@@ -18,6 +18,7 @@ from mesq.kernel.ports.storage import ItemStore, Key, QueryPage
 from mesq.todos import keys as todo_keys
 from mesq.todos import state as todo_state
 from mesq.wiring.services import Services
+from tests.contract.conftest import dynamodb_local, dynamodb_local_endpoint  # noqa: F401  (fixtures)
 from tests.todos.board.test_board_transactions import dynamo_services  # noqa: F401  (fixture)
 from tests.todos.conftest import TODO_SCOPES
 
@@ -291,3 +292,56 @@ def test_deleting_a_space_reads_its_structure_once_a_write(run, reads, services,
     assert _structure_reads(reads) == writes, reads.table_queries
     state = todo_state.load_state(services.items, USER)
     assert space["id"] not in state.spaces and not state.columns_of(space["id"])
+
+
+class LaggingSubtaskList:
+    """The store with one task's subtask list (GSI2) answered as it was at `freeze`: what an
+    eventually consistent index can still show a moment after a write (DynamoDB's GSIs; SQLite's
+    and DynamoDB Local's answer at once)."""
+
+    def __init__(self, inner: ItemStore, task_id: str, user_id: str) -> None:
+        self.inner = inner
+        self.partition = todo_keys.subtask_list(user_id, task_id)
+        self.frozen: QueryPage | None = None
+
+    def freeze(self) -> None:
+        self.frozen = self.inner.query(self.partition, index=todo_keys.INDEX)
+        assert self.frozen.next_key is None
+
+    def query(self, partition: str, **options: Any) -> QueryPage:
+        if self.frozen is not None and partition == self.partition and options.get("index") == todo_keys.INDEX:
+            return self.frozen
+        return self.inner.query(partition, **options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def _a_move_right_after_a_restore(services: Services, user_id: str) -> None:
+    run = caller(services, user_id)
+    task = run("create_todo_task", title="t")["task"]
+    subs = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"] for i in range(2)]
+    trashed = run("delete_todo_subtask", id=subs[1]["id"], expectedRevision=1)["subtask"]
+    lagging = LaggingSubtaskList(services.items, task["id"], user_id)
+    lagging.freeze()  # the list still says s1 is in the trash
+    run = caller(replace(services, items=lagging), user_id)  # type: ignore[arg-type]
+    run("restore_todo_item", id=subs[1]["id"], kind="subtask", expectedRevision=trashed["revision"])
+    work = run("create_todo_space", name="Work")["space"]
+    task = run("get_todo_task", id=task["id"])["task"]
+    moved = run("move_todo_task", id=task["id"], expectedRevision=task["revision"], spaceId=work["id"])
+    assert sorted(s["id"] for s in moved["subtasks"]) == sorted(s["id"] for s in subs)
+    state = todo_state.load_state(services.items, user_id)
+    placed = [(state.tasks[s["id"]]["spaceId"], todo_keys.live(state.tasks[s["id"]])) for s in subs]
+    assert placed == [(work["id"], True)] * 2
+
+
+def test_a_move_right_after_a_restore_takes_the_restored_subtask(services):
+    """A move read which subtasks are live from the subtask list's entries: a subtask restored a
+    moment before, whose entry still said trashed, was left behind, live, in the space its task
+    left (and no later write moved it). The records say which are live."""
+    _a_move_right_after_a_restore(services, USER)
+
+
+@pytest.mark.dynamodb_local
+def test_a_move_right_after_a_restore_takes_the_restored_subtask_on_dynamodb_local(services, dynamodb_local):  # noqa: F811
+    _a_move_right_after_a_restore(replace(services, items=dynamodb_local), "dyn")

@@ -11,7 +11,8 @@ tag put back through the todo writes.
   back through update_todo_space (its slug claim moves with it);
 - any other update or move, with the records that moved with it (`members`): their changed
   fields set back through the todo write pattern (list sizes, the reminder index, tag
-  registrations and the change records in the revert's own transaction).
+  registrations and the change records in the revert's own transaction); a task taken back to
+  another space takes its live subtasks that are not members (made or restored since) with it.
 """
 
 from __future__ import annotations
@@ -398,9 +399,25 @@ def _revert_fields(call: Call, change: Item, expected: int) -> dict[str, Any]:
             if "tags" in entry["fields"]:
                 tags += after.get("tags") or []
             data.setdefault(kind, {"revision": after["revision"]})
+            if kind == "task" and current.get("parentId") is None and after.get("spaceId") != current.get("spaceId"):
+                ops += _subtasks_along(state, user_id, current, after, {e["record"]["id"] for e in entries}, now)
         return data, ops + tag_registrations(state, user_id, tags, now)
 
     return apply(call, build, conflict)
+
+
+def _subtasks_along(
+    state: TodoState, user_id: str, task: Item, after: Item, members: set[str], now: str
+) -> list[WriteOp]:
+    """A task an undo takes back to another space takes its live subtasks that are not the
+    change's members (made, or restored from the trash, since the move: a move takes only the live
+    ones, and a restore or a new subtask takes the task's space), as a move would. Without it they
+    kept the space the task left (get_todo_task showed it there)."""
+    space_id = after.get("spaceId")
+    # live by their records (the subtask list's entries can lag a restore), as a move reads them
+    listed = state.subtasks_of(str(task["id"]), include_deleted=True)
+    along = [s for s in listed if keys.live(s) and s["id"] not in members and s.get("spaceId") != space_id]
+    return [put_revised(user_id, "task", s, {**s, **bump(s, now), "spaceId": space_id}) for s in along]
 
 
 def todo_revisions(call: Call, changes: Sequence[Item]) -> dict[str, int | None]:

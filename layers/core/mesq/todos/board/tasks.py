@@ -196,10 +196,13 @@ def relocation(state: TodoState, user_id: str, before: Item, after: Item, now: s
     """Live subtasks follow their task into another space: (their writes, their new records). The
     trashed ones stay as they are (the trash has no subtask limit: moving them too made a task with
     some 95 in the trash unmovable, "this change needs 126 writes"); a restore puts a subtask in
-    its task's space (`subtasks.restored_subtask`), and the trash lists it there."""
-    subtasks = state.subtasks_of(before["id"])
+    its task's space (`subtasks.restored_subtask`), and the trash lists it there. Which are live
+    is read from their records, not the subtask list's entries: the index (eventually consistent)
+    can still show one restored a moment ago as trashed, and left behind it stayed live in the
+    space its task left."""
     if after["spaceId"] == before["spaceId"]:
-        return [], subtasks
+        return [], state.subtasks_of(before["id"])
+    subtasks = [s for s in state.subtasks_of(before["id"], include_deleted=True) if keys.live(s)]
     moved = [{**s, **bump(s, now), "spaceId": after["spaceId"]} for s in subtasks]
     ops: list[WriteOp] = [put_revised(user_id, "task", s, m) for s, m in zip(subtasks, moved, strict=True)]
     return ops, moved
