@@ -146,6 +146,49 @@ PIECES = [
 ]  # fmt: skip
 
 
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+
+def _shown_text(html: str) -> str:
+    """What a reader sees of the HTML: its text, tags and entities read."""
+    parser = _Text()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts)
+
+
+def _shown_without_tag_links(text: str) -> str:
+    """The text the same rendering shows with no tag drawn as a link (every sign back as it was)."""
+    from mesq.web.kit import markdown
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(markdown, "_tag_links", lambda token, _names: [token])
+        return _shown_text(str(render_markdown(text)))
+
+
+#: Tags side by side with no space, as Chinese writers type them: each drawn once, nothing twice.
+SIDE_BY_SIDE = {
+    "买菜#生活#家务": ["生活", "家务"],
+    "#读书笔记#今天读完": ["读书笔记", "今天读完"],
+    "＃工作＃紧急 明天交": ["工作", "紧急"],
+    "周报，#工作#周报/十二月 完成": ["工作", "周报/十二月"],
+    "#a/b#c": ["a/b"],
+}
+
+
+@pytest.mark.parametrize("text", SIDE_BY_SIDE)
+def test_tags_side_by_side_are_each_drawn_once(text: str) -> None:
+    html = str(render_markdown(text))
+    assert _drawn_tags(html) == parse_tags(text) == SIDE_BY_SIDE[text], html
+    assert _shown_text(html).strip() == text  # the page showed `#生活#家务#家务`
+
+
 def test_random_markdown_draws_exactly_the_stored_tags() -> None:
     chooser = random.Random(12)
     for _ in range(1500):
@@ -153,6 +196,8 @@ def test_random_markdown_draws_exactly_the_stored_tags() -> None:
         html = str(render_markdown(text))
         assert list(dict.fromkeys(_drawn_tags(html))) == parse_tags(text), (text, html)
         assert not MARKER.search(html), text
+        # Drawing links changes no character a reader sees (checkboxes are elements, no text).
+        assert _shown_text(html) == _shown_without_tag_links(text), (text, html)
 
 
 def test_the_tag_class_is_the_only_class_kept() -> None:

@@ -122,8 +122,11 @@ def _tag_links(text: Token, names: Sequence[str]) -> list[Token]:
         if index >= len(names) or len(names[index]) > MAX_TAG_LENGTH:
             continue  # no tag (or no marker: toggle_task parses unmarked text): back to a sign in _unmark
         name = names[index]
-        # The name as the parse shows it (an entity in it decoded): read again, not cut to length.
-        shown = TAG_NAME_IN_TEXT.match(content, found.end())
+        # The name as the parse shows it (an entity in it decoded): read again, not cut to length,
+        # and only up to the next marker: it stands for a `#`, which ends a tag (`#生活#家务`), but
+        # to the name's pattern it is a letter (the whole run was drawn twice).
+        following = MARKER.search(content, found.end())
+        shown = TAG_NAME_IN_TEXT.match(content, found.end(), following.start() if following else len(content))
         end = shown.end() if shown else found.end()
         if found.start() > last:
             pieces.append(_text_token(text, content[last : found.start()]))
