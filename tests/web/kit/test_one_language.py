@@ -112,6 +112,33 @@ def foreign_runs(text: str, language: str, typed: set[str]) -> list[str]:
     return [run for run in runs if not any(run in mine for mine in typed)]
 
 
+#: A space where Chinese sets none, in what a page shows across its elements (`innerText`): after
+#: a full stop, comma or closing bracket before more text, or before a full-width bracket or stop
+#: ("订阅是只读的。 任何人…", "快速添加 （按回车键添加）"); and an ASCII comma after Chinese
+#: ("14 个文件, 已使用"). Chinese punctuation carries its own room.
+CHINESE_GAP = re.compile(
+    r"[\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u3001\uff09\u300d\u300f\u3011][ \t]+\S"
+    r"|\S[ \t]+[\u3002\uff0c\uff1b\uff1a\uff01\uff1f\uff08]"
+    r"|[\u4e00-\u9fff],"
+)
+
+
+def chinese_gaps(text: str, typed: set[str]) -> list[str]:
+    """The stray gaps of `CHINESE_GAP` in `text`, with a little of what stands around each; what
+    the person typed is taken out first (they may space their own text as they like)."""
+    for mine in sorted(typed, key=len, reverse=True):
+        text = text.replace(mine, "\n")
+    return [text[max(0, found.start() - 12) : found.end() + 12] for found in CHINESE_GAP.finditer(text)]
+
+
+def test_chinese_gaps_are_spaces_chinese_does_not_set() -> None:
+    assert chinese_gaps("订阅是只读的。 任何人", set()) == ["订阅是只读的。 任何人"]
+    assert chinese_gaps("快速添加 （按回车键添加）", set()) == ["快速添加 （按回车键添加）"]
+    assert chinese_gaps("14 个文件, 已使用", set()) == ["14 个文件, 已使用"]
+    assert chinese_gaps("快速添加（按回车键添加）\n订阅是只读的。任何人\n截止 明天 15:00 · 7天后", set()) == []
+    assert chinese_gaps("备注：周报， #工作", {"周报， #工作"}) == []
+
+
 #: Three or more words in a row: a sentence, not a name or a value (`X-MeSQ-Signature: t=…`).
 PROSE = re.compile(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}")
 
@@ -182,6 +209,10 @@ class Reader:
                         self.note(f"{', '.join(dict.fromkeys(runs))} in {kind} of {where}", text, label)
         self.page.emulate_media(color_scheme="light")
         self.page.set_viewport_size({"width": SIZES[1][0], "height": SIZES[1][1]})
+        if self.language == "zh":
+            shown = self.page.evaluate("document.body.innerText")  # as set on screen, across elements
+            for gap in chinese_gaps(shown, self.typed):
+                self.note("a space Chinese does not set", gap, label)
 
     def visit(self, url: str, label: str | None = None) -> None:
         response = self.page.goto(url)

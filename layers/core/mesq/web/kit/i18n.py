@@ -81,6 +81,10 @@ def render_context(language: str) -> dict[str, Any]:
         "say": Translator(language),
         "html_lang": HTML_LANG[language],
         "language": language,
+        # What sets two sentences, or a label and its bracketed hint, side by side: a space in
+        # English, nothing in Chinese (its full stops and brackets carry their own room; a space
+        # there reads as a stray gap). Write `{{ _("A.") }}{{ gap }}{{ _("B.") }}`, never a space.
+        "gap": catalog.gettext("%(first)s %(second)s") % {"first": "", "second": ""},
     }
 
 
