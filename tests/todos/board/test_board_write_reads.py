@@ -345,3 +345,24 @@ def test_a_move_right_after_a_restore_takes_the_restored_subtask(services):
 @pytest.mark.dynamodb_local
 def test_a_move_right_after_a_restore_takes_the_restored_subtask_on_dynamodb_local(services, dynamodb_local):  # noqa: F811
     _a_move_right_after_a_restore(replace(services, items=dynamodb_local), "dyn")
+
+
+def test_a_task_with_its_context_reads_its_subtask_list_once(run, reads):
+    """get_todo_task with its context names the live subtasks and the most recently trashed ones
+    (the History panels read their changes). It queried the task's subtask list (GSI2) twice, once
+    for the live ones and again for the trashed: the same index page read twice on every view of
+    the task page. One query of the list answers both."""
+    task = run("create_todo_task", title="t")["task"]
+    gone = []
+    for n in range(3):
+        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
+        run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
+        gone.append(sub["id"])
+    live = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"] for i in range(2)]
+    listed = todo_keys.subtask_list(USER, task["id"])
+    for include_context in (False, True):
+        reads.reset()
+        answer = run("get_todo_task", id=task["id"], includeContext=include_context)
+        assert reads.index_queries.count(listed) == 1, (include_context, reads.index_queries)
+        assert [s["id"] for s in answer["subtasks"]] == [s["id"] for s in live]
+    assert answer["trashedSubtaskIds"] == list(reversed(gone))
