@@ -366,3 +366,30 @@ def test_a_task_with_its_context_reads_its_subtask_list_once(run, reads):
         assert reads.index_queries.count(listed) == 1, (include_context, reads.index_queries)
         assert [s["id"] for s in answer["subtasks"]] == [s["id"] for s in live]
     assert answer["trashedSubtaskIds"] == list(reversed(gone))
+
+
+def test_a_task_history_names_its_subtasks_in_the_trash_too_reading_a_bounded_few(run, reads):
+    """The subtasks whose changes a task's history shows (todos/views/history_subtasks.py, the web's
+    /activity/history/<taskId>): get_todo_task refuses a trashed task, so a task in the trash had
+    none. On the board or in the trash alike: its live subtasks, then its 50 most recently trashed,
+    from the task by key and one query of its subtask list; the live ones' records by key, never a
+    trashed one's (its trash has no limit), never the task range."""
+    from mesq.todos.views.history_subtasks import history_subtask_ids
+
+    task = run("create_todo_task", title="t")["task"]
+    gone = []
+    for n in range(60):
+        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
+        run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
+        gone.append(sub["id"])
+    live = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"]["id"] for i in range(2)]
+    expected = live + list(reversed(gone))[:50]
+    assert history_subtask_ids(reads, USER, task["id"]) == expected
+    task = run("get_todo_task", id=task["id"])["task"]
+    run("delete_todo_task", id=task["id"], expectedRevision=task["revision"])
+    reads.reset()
+    assert history_subtask_ids(reads, USER, task["id"]) == expected
+    assert reads.table_queries == [] and reads.index_queries == [todo_keys.subtask_list(USER, task["id"])]
+    assert sorted(reads.keys) == sorted(todo_keys.task_key(USER, i) for i in [task["id"], *live])
+    # a subtask's id, or an id that is nobody's: nothing
+    assert history_subtask_ids(reads, USER, live[0]) == [] and history_subtask_ids(reads, USER, "nope") == []

@@ -365,6 +365,12 @@ def load_state(items: ItemStore, user_id: str) -> TodoState:
     )
 
 
+def load_records(items: ItemStore, user_id: str) -> TodoState:
+    """A partial state with no structure read: records by key and their GSI2 lists only, for a
+    read that needs no space, column or tag (a task's history's subtasks). Nothing is read yet."""
+    return TodoState(source=_Source(items, user_id))
+
+
 def load_partial(items: ItemStore, user_id: str) -> TodoState:
     """What a write needs up front: the structure (settings, slug claims, spaces, tags: one
     range Query `TODO#SETTINGS` .. `TODO#TASK#`; columns: one prefix Query); tasks and inbox
