@@ -506,6 +506,56 @@ def test_a_task_history_page_in_activity_shows_its_subtasks_changes(
     ], says
 
 
+def test_a_trashed_task_history_page_in_activity_shows_its_subtasks_changes(
+    services: Services, browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch
+):
+    """A task in the trash: /activity/history/<taskId> (where /activity links its changes) and its
+    own page (/todos/tasks/<taskId>, the record gone from the board) listed only the task's own
+    changes, since get_todo_task refuses a trashed task: its subtasks' additions, completions,
+    renames and trash were missing, while the same task's page showed them the moment before it was
+    trashed. They are there now, each naming its subtask, read as the live task's are: by record,
+    for its live subtasks and its most recently trashed ones, never the timeline."""
+    from mesq.web.kit.framework import Page
+
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = agent("create_todo_task", title="搬家")["task"]
+    box = agent("create_todo_subtask", taskId=task["id"], title="打包")["subtask"]
+    agent("complete_todo_subtask", id=box["id"], expectedRevision=box["revision"])
+    van = agent("create_todo_subtask", taskId=task["id"], title="租车")["subtask"]
+    van = agent("update_todo_subtask", id=van["id"], expectedRevision=van["revision"], title="租货车")["subtask"]
+    agent("delete_todo_subtask", id=van["id"], expectedRevision=van["revision"])
+    task = agent("get_todo_task", id=task["id"])["task"]
+    agent("delete_todo_task", id=task["id"], expectedRevision=task["revision"])
+    expected = {
+        "zh-CN": ["把任务“搬家”移到了回收站", "把子任务“租货车”移到了回收站", "把子任务“租车”重命名为“租货车”",
+                  "添加了子任务“租车”", "完成了子任务“打包”", "添加了子任务“打包”", "新建了任务“搬家”"],
+        "en": ["moved the task “搬家” to the trash", "moved the subtask “租货车” to the trash",
+               "renamed the subtask “租车” to “租货车”", "added the subtask “租车”", "completed the subtask “打包”",
+               "added the subtask “打包”", "created the task “搬家”"],
+    }  # fmt: skip
+    read: list[dict[str, Any]] = []
+    invoke = Page.invoke
+
+    async def counted(self: Page, operation_id: str, arguments: dict[str, Any], **rest: Any) -> Any:
+        if operation_id == "list_changes":
+            read.append(arguments)
+        return await invoke(self, operation_id, arguments, **rest)
+
+    monkeypatch.setattr(Page, "invoke", counted)
+    for url in (f"/activity/history/{task['id']}", f"/todos/tasks/{task['id']}"):
+        for language, sentences in expected.items():
+            read.clear()
+            html = person.get(url, headers={"Accept-Language": language}).text
+            panel = html[html.index('class="card history-panel"') :].split("</section>")[0]
+            says = [shown_text(part.split("</p>")[0]) for part in panel.split('class="version-says">')[1:]]
+            assert [said.replace("“ ", "“").replace(" ”", "”") for said in says] == sentences, (url, says)
+            # only the task's own older version (its creation) offers a restore, no subtask's line
+            assert panel.count('name="changeId"') == 1, url
+            # each read is one record's: the task's and its two subtasks', never the timeline
+            assert {str(arguments.get("recordId")) for arguments in read} == {task["id"], box["id"], van["id"]}, read
+
+
 def test_a_task_history_panel_reads_every_subtask_past_one_round_of_reads(
     services: Services, browser: Callable[..., Browser]
 ):

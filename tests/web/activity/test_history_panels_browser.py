@@ -75,3 +75,46 @@ def test_the_task_and_inbox_item_history_panels_in_each_language_and_width(
                 assert panel_box["x"] >= 0 and panel_box["x"] + panel_box["width"] <= width, (width, panel_box)
                 page.screenshot(path=str(shots / f"history-panel-{name}-{locale}-{width}.png"), full_page=True)
         assert PROBLEMS[page] == [], PROBLEMS[page]
+
+
+#: A trashed task's history (its page in Activity and its own page, gone from the board): its
+#: trash first, then its subtasks' changes as the live task's page showed them.
+TRASHED_TASK_LINES = {
+    "zh-CN": ["把任务“搬家”移到了回收站", *TASK_LINES["zh-CN"]],
+    "en-US": ["moved the task “搬家” to the trash", *TASK_LINES["en-US"]],
+}
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_a_trashed_task_history_shows_its_subtasks_changes_in_each_language_and_width(
+    server: LiveServer,
+    locale: str,
+    shots: Path,  # noqa: F811
+) -> None:
+    """The task of `_seed` moved to the trash: its page in Activity listed only its own changes
+    (get_todo_task refuses a trashed task); now its subtasks' too, as before the trash, on a phone
+    and a desktop, in both languages, never scrolling sideways."""
+    task_id, _item_id = _seed(server)
+    with _rest(server, "Claude Desktop") as agent:
+        task = _ok(agent.get(f"/api/toolkit/todo/tasks/{task_id}"))["task"]
+        _ok(agent.request("DELETE", f"/api/toolkit/todo/tasks/{task_id}", json={"expectedRevision": task["revision"]}))
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale=locale) as page:
+        sign_in_page(page, server.base_url, USER, f"/activity/history/{task_id}")
+        for url, name in ((f"/activity/history/{task_id}", "activity-trashed-task"),
+                          (f"/todos/tasks/{task_id}", "trashed-task")):  # fmt: skip
+            page.goto(server.base_url + url)
+            panel = page.locator("section.history-panel")
+            expect(panel).to_be_visible()
+            said = [" ".join(text.split()).replace("“ ", "“").replace(" ”", "”")
+                    for text in panel.locator(".version-says").all_inner_texts()]  # fmt: skip
+            assert said == TRASHED_TASK_LINES[locale], (url, said)
+            expect(panel.locator(".version-who").first).to_contain_text("Claude Desktop")
+            for width, height in SIZES:
+                page.set_viewport_size({"width": width, "height": height})
+                scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+                assert scroll_width <= inner_width, f"{url} at {width}px scrolls sideways"
+                panel_box: Any = panel.bounding_box()
+                assert panel_box["x"] >= 0 and panel_box["x"] + panel_box["width"] <= width, (width, panel_box)
+                page.screenshot(path=str(shots / f"history-panel-{name}-{locale}-{width}.png"), full_page=True)
+        # the task's own page answers 404 (gone from the board) by design, with its history
+        assert [problem for problem in PROBLEMS[page] if f"/todos/tasks/{task_id}" not in problem] == []

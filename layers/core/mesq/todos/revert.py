@@ -36,6 +36,7 @@ from .board.subtasks import delete_todo_subtask
 from .board.tags import remove_unused_todo_tag, rename_back_todo_tag
 from .board.tasks import delete_todo_task
 from .board.trash import restore_todo_item
+from .board.trash_follows import trash_follows
 from .inbox.operations import delete_todo_inbox_item
 from .keys import Kind
 from .state import TodoState, load_partial
@@ -401,9 +402,14 @@ def _revert_fields(call: Call, change: Item, expected: int) -> dict[str, Any]:
             data.setdefault(kind, {"revision": after["revision"]})
             if kind == "task" and current.get("parentId") is None and after.get("spaceId") != current.get("spaceId"):
                 ops += _subtasks_along(state, user_id, current, after, {e["record"]["id"] for e in entries}, now)
+                other_space.append(record_id)
         return data, ops + tag_registrations(state, user_id, tags, now)
 
-    return apply(call, build, conflict)
+    other_space: list[str] = []
+    data = apply(call, build, conflict)
+    for task_id in dict.fromkeys(other_space):  # its trashed subtasks follow, as after a move
+        trash_follows(call.services.items, user_id, task_id)
+    return data
 
 
 def _subtasks_along(

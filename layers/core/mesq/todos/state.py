@@ -245,28 +245,36 @@ class TodoState:
         task's GSI2 list, which keeps the trashed ones (projection ALL: their `deletedAt` is in
         the entry), and then by key only the records asked for: a caller of the live ones never
         reads the trash's records (a task with 120 trashed subtasks read 120 more keys)."""
-        source = self._partial("task")
-        if source is not None:
-            # The index names them; the records come from the table (a write conditions on them).
-            listed = source.index_items(subtask_list(source.user_id, task_id))
-            ids = [str(t["id"]) for t in listed if include_deleted or live(t)]
-            self.prefetch_tasks(ids)
-            candidates: Iterable[Item] = [record for i in ids if (record := self.task(i)) is not None]
-        else:
-            candidates = self.tasks.values()
-        found = [t for t in candidates if t.get("parentId") == task_id and (include_deleted or live(t))]
-        return sorted(found, key=model.sort_key)
+        return self._subtasks_in(task_id, self._subtask_entries(task_id), include_deleted=include_deleted)
 
     def trashed_subtasks(self, task_id: str) -> list[Item]:
         """A task's trashed subtasks as its subtask list's entries hold them (GSI2, projection ALL;
         eventually consistent): for naming them (`get_todo_task`'s context), never for a write,
         which reads its records by key. The trash has no limit: no record is read by key here."""
+        return _trashed_in(task_id, self._subtask_entries(task_id))
+
+    def subtasks_and_trash(self, task_id: str) -> tuple[list[Item], list[Item]]:
+        """`subtasks_of(task_id)` and `trashed_subtasks(task_id)` from one read of the task's
+        subtask list (get_todo_task's context names both: one GSI2 query, not two)."""
+        entries = self._subtask_entries(task_id)
+        return self._subtasks_in(task_id, entries), _trashed_in(task_id, entries)
+
+    def _subtask_entries(self, task_id: str) -> list[Item]:
+        """The entries of a task's subtask list (one GSI2 query), or on a complete state every task."""
         source = self._partial("task")
-        if source is not None:
-            listed = source.index_items(subtask_list(source.user_id, task_id))
-        else:
-            listed = list(self.tasks.values())
-        return [t for t in listed if t.get("parentId") == task_id and not live(t)]
+        if source is None:
+            return list(self.tasks.values())
+        return source.index_items(subtask_list(source.user_id, task_id))
+
+    def _subtasks_in(self, task_id: str, entries: list[Item], *, include_deleted: bool = False) -> list[Item]:
+        candidates: Iterable[Item] = entries
+        if self._partial("task") is not None:
+            # The index names them; the records come from the table (a write conditions on them).
+            ids = [str(t["id"]) for t in entries if include_deleted or live(t)]
+            self.prefetch_tasks(ids)
+            candidates = [record for i in ids if (record := self.task(i)) is not None]
+        found = [t for t in candidates if t.get("parentId") == task_id and (include_deleted or live(t))]
+        return sorted(found, key=model.sort_key)
 
     def live_inbox(self) -> list[Item]:
         source = self._partial("inbox")
@@ -280,6 +288,10 @@ class TodoState:
         if source is None:
             return [str(i["position"]) for i in self.live_inbox()]
         return _head_positions(source, inbox_list(source.user_id), index, None)
+
+
+def _trashed_in(task_id: str, entries: list[Item]) -> list[Item]:
+    return [t for t in entries if t.get("parentId") == task_id and not live(t)]
 
 
 def _head_positions(source: _Source, partition: str, index: int | None, exclude: str | None) -> list[str]:
@@ -351,6 +363,12 @@ def load_state(items: ItemStore, user_id: str) -> TodoState:
     return _state(
         [_walk_range(items, partition, PREFIX, below), _walk_range(items, partition, above, PREFIX_END)], None
     )
+
+
+def load_records(items: ItemStore, user_id: str) -> TodoState:
+    """A partial state with no structure read: records by key and their GSI2 lists only, for a
+    read that needs no space, column or tag (a task's history's subtasks). Nothing is read yet."""
+    return TodoState(source=_Source(items, user_id))
 
 
 def load_partial(items: ItemStore, user_id: str) -> TodoState:

@@ -25,6 +25,7 @@ from ..misses import missing_task
 from ..state import TodoState
 from ..sync import links
 from ..writes import Built, apply, bump, create_once, put_new, put_revised, require_revision, tag_registrations
+from .trash_follows import trash_follows
 
 CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone", "recurrence", "attachments")
 
@@ -194,9 +195,10 @@ def _position_at(state: TodoState, column_id: str, index: int | None, exclude: s
 
 def relocation(state: TodoState, user_id: str, before: Item, after: Item, now: str) -> tuple[list[WriteOp], list[Item]]:
     """Live subtasks follow their task into another space: (their writes, their new records). The
-    trashed ones stay as they are (the trash has no subtask limit: moving them too made a task with
-    some 95 in the trash unmovable, "this change needs 126 writes"); a restore puts a subtask in
-    its task's space (`subtasks.restored_subtask`), and the trash lists it there. Which are live
+    trashed ones are not in this transaction (the trash has no subtask limit: moving them too made
+    a task with some 95 in the trash unmovable, "this change needs 126 writes"): the caller has
+    them follow after the commit (`trash_follows`); a restore puts a subtask in its task's space
+    (`subtasks.restored_subtask`), and the trash lists it there. Which are live
     is read from their records, not the subtask list's entries: the index (eventually consistent)
     can still show one restored a moment ago as trashed, and left behind it stayed live in the
     space its task left."""
@@ -306,9 +308,15 @@ def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         ops, subtasks = relocation(state, user_id, before, after, now)
         if column["id"] != before["columnId"]:
             ops.append(open_column_check(user_id, column))
+        if after["spaceId"] != before["spaceId"]:
+            other_space.append(True)
         return after, ops, subtasks
 
-    return root_write(call, args, change, tool="move_todo_task")
+    other_space: list[bool] = []
+    data = root_write(call, args, change, tool="move_todo_task")
+    if other_space:  # its trashed subtasks follow, in writes of their own (trash_follows.py)
+        trash_follows(call.services.items, user_id, args["id"])
+    return data
 
 
 def complete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -360,13 +368,16 @@ def restored_root(state: TodoState, user_id: str, before: Item, now: str) -> tup
 
 def restore_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
-    return root_write(
+    data = root_write(
         call,
         args,
         lambda state, before, now: restored_root(state, user_id, before, now),
         tool="restore_todo_task",
         allow_trashed=True,
     )
+    # restored into another space (its own deleted meanwhile): its trashed subtasks follow
+    trash_follows(call.services.items, user_id, args["id"])
+    return data
 
 
 def duplicate_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:

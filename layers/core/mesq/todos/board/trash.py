@@ -19,6 +19,7 @@ from ..state import TodoState, load_state
 from ..writes import Built, apply, bump, put_revised, require_revision
 from .subtasks import restored_subtask
 from .tasks import restored_root
+from .trash_follows import trash_follows
 
 _DATA_KEY = {"task": "task", "subtask": "subtask", "inboxItem": "inboxItem"}
 
@@ -121,4 +122,7 @@ def restore_todo_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             ops = [put_revised(user_id, "inbox", before, after)]
         return {_DATA_KEY[kind]: _public(kind, after)}, ops
 
-    return apply(call, build, conflict)
+    data = apply(call, build, conflict)
+    if "task" in data:  # restored into another space (its own deleted meanwhile): its trashed subtasks follow
+        trash_follows(call.services.items, user_id, record_id)
+    return data

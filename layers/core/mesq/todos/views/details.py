@@ -22,7 +22,7 @@ each subtask reads on its own, paged the same way).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..misses import task_not_found
@@ -60,8 +60,7 @@ def task_details(
         # the trash has no subtask limit (add and trash, again and again): the most recently
         # trashed MAX_SUBTASKS, newest first, so a reader of their histories reads a bounded few
         trashed = [t for t in board.tasks if t.get("parentId") == task_id and not is_live(t)]
-        newest = sorted(trashed, key=lambda t: (str(t.get("deletedAt") or ""), str(t["id"])), reverse=True)
-        data["trashedSubtaskIds"] = [str(t["id"]) for t in newest[:MAX_SUBTASKS]]
+        data["trashedSubtaskIds"] = newest_trashed_ids(trashed)
     what = f"task {task_id} with {len(subtasks)} subtasks" + (" and context" if include_context else "")
     return with_notes_page(
         data,
@@ -74,6 +73,12 @@ def task_details(
         record_id=task_id,
         remedy="read each subtask with get_todo_task (its notes are paged the same way)",
     )
+
+
+def newest_trashed_ids(trashed: Iterable[Record]) -> list[str]:
+    """The ids of the MAX_SUBTASKS most recently trashed of `trashed`, newest first (ties by id)."""
+    newest = sorted(trashed, key=lambda t: (str(t.get("deletedAt") or ""), str(t["id"])), reverse=True)
+    return [str(t["id"]) for t in newest[:MAX_SUBTASKS]]
 
 
 def _context(board: Board, task: Mapping[str, Any]) -> dict[str, Any]:

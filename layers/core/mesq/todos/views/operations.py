@@ -140,15 +140,12 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if parent is None or not keys.live(task) or not keys.live(parent):
         raise task_not_found(args["id"])
     include_context = args.get("includeContext", False)
+    # the context names the trashed ones too, as the index names them (no read by key), for the
+    # History panel: the live and the trashed from one query of the subtask list
+    live, trashed = state.subtasks_and_trash(task["id"]) if include_context else (state.subtasks_of(task["id"]), [])
     board = replace(
         board_of(state, records=False),
-        # the trashed ones too, as the index names them (no read by key): the context names them
-        # for the History panel
-        tasks=[
-            task,
-            *state.subtasks_of(task["id"]),
-            *(state.trashed_subtasks(task["id"]) if include_context else []),
-        ],
+        tasks=[task, *live, *trashed],
         inbox_items=state.live_inbox() if include_context else [],
     )
     return task_details(

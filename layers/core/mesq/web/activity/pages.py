@@ -31,6 +31,7 @@ from ...kernel.concurrency import run_sync
 from ...kernel.context import new_run_id
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...kernel.timestamps import format_timestamp, parse_timestamp
+from ...todos.views.history_subtasks import history_subtask_ids
 from ..kit.forms import MAX_FORM_FIELDS
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
@@ -612,14 +613,11 @@ async def history_of(
 
 
 async def _subtasks_of(page: Page, task_id: str) -> list[str]:
-    """A task's subtasks, live and the most recently trashed (what the task page's panel reads):
-    get_todo_task's by-key read of the task and its subtasks' index list, never the timeline.
-    Nothing for a task that is not on the board (in the trash, deleted): its own history alone."""
-    try:
-        detail = await page.invoke("get_todo_task", {"id": task_id, "includeContext": True})
-    except NotFound:
-        return []
-    return [subtask["id"] for subtask in detail["subtasks"]] + list(detail.get("trashedSubtaskIds", []))
+    """A task's subtasks, live and the most recently trashed (what the task page's panel reads from
+    get_todo_task's context), for a task on the board or in the trash alike (get_todo_task refuses
+    a trashed task): the task by key and its subtasks' index list (todos/views/history_subtasks.py),
+    never the timeline. Nothing for a task deleted for good: its own history alone."""
+    return await run_sync(history_subtask_ids, page.web.services.items, page.user.user_id, task_id)
 
 
 def _current(changes: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -673,7 +671,7 @@ async def gone_record_page(page: Page, record_id: str) -> Response | None:
     the board, deleted): its history, which /activity links to, with a note saying where it went,
     instead of an error page asking for a trace id; None for a record with no kept history (the
     caller's not found stands)."""
-    history = await history_of(page, record_id)
+    history = await history_of(page, record_id, find_subtasks=True)
     if not history["versions"]:
         return None
     return page.render("activity/history.html", nav="todos", history=history, gone=True, status=404)
