@@ -263,3 +263,32 @@ def test_open_runs_follow_their_reports_on_both_stores(both_stores: Services) ->
     assert [stored["report"]["runId"] for stored in unfinished_reports(items, user)] == ["run-far"]
     stored = read_report(items, user, "run-cut")
     assert stored is not None and stored["undone"] == {"undone": {"tasks": 48}, "notUndone": []}
+
+
+def test_a_start_marks_every_accounts_runs_of_ended_processes(services: Services) -> None:
+    """`mesq serve`'s start (jobs/unfinished_imports.py): every account's runs kept running by a
+    process that has ended are marked interrupted, without a page or the report being read; a run
+    of a live process (this one) and one another machine kept a minute ago stay running."""
+    from mesq.jobs.unfinished_imports import mark_every_user
+
+    first = create_user(services.items, "first-account", "correct horse battery")["id"]
+    second = create_user(services.items, "second-account", "correct horse battery")["id"]
+    kept_by_a_process_that_ended(services, first, "run-dead-a", "run-dead-b")
+    kept_by_a_process_that_ended(services, second, "run-dead-c")
+    keep_progress(services.items, second, Report("flomo", run_id="run-live"), now_timestamp(), SOURCE)
+    keep_progress(services.items, second, Report("flomo", run_id="run-far"), now_timestamp(), SOURCE)
+    partition = user_partition(second)
+    far = {"host": "another-machine", "pids": "", "pid": 7, "start": "", "aliveAt": time.time() - 60}
+    for sk in (PREFIX + "run-far", "IMPORTOPEN#run-far"):
+        stored = services.items.get((partition, sk))
+        if stored is not None:
+            services.items.put(stored | {"running": far})
+
+    assert mark_every_user(services.items) == 3
+
+    for user, run_id in ((first, "run-dead-a"), (first, "run-dead-b"), (second, "run-dead-c")):
+        stored = _raw(services, user, run_id)
+        assert stored.get("interrupted") is True and "running" not in stored, run_id
+    for run_id in ("run-live", "run-far"):
+        assert "running" in _raw(services, second, run_id) and "interrupted" not in _raw(services, second, run_id)
+    assert mark_every_user(services.items) == 0  # marked once
