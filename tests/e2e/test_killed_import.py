@@ -1,7 +1,8 @@
-"""`mesq serve` killed (kill -9) while an import writes: after the restart Settings → Import links
-to the import's report, whose page says it was interrupted, counts what it had written (never
-"nothing new"), and whose Undo puts every memo it wrote in the trash. Before, the report was kept
-only at the end, so such a run had no report page and no Undo but the per-change one in /activity."""
+"""`mesq serve` killed (kill -9) while an import writes: the restart marks the import interrupted
+before any page is opened (its stored report says so to any reader); Settings → Import links to
+its report, whose page says it was interrupted, counts what it had written (never "nothing new"),
+and whose Undo puts every memo it wrote in the trash. Before, the report was kept only at the end,
+so such a run had no report page and no Undo but the per-change one in /activity."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
+from mesq.kernel.keys import user_partition
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.imports.exports import flomo_export
 from tests.web.conftest import PASSWORD, csrf_of
@@ -38,6 +43,16 @@ def _memo_count(server: LiveServer, token: str, *, at_least: int | None = None) 
         count += got
         if got < 100 or (at_least is not None and count >= at_least):
             return count
+
+
+def _kept_report(data_dir: Path, user_id: str) -> dict[str, Any]:
+    """The one import report the account keeps, as stored (read without marking anything)."""
+    services = build_services(Settings(data_dir=data_dir))
+    try:
+        (kept,) = services.items.query(user_partition(user_id), prefix="IMPORT#").items
+        return kept
+    finally:
+        services.items.close()
 
 
 def _signed_in(server: LiveServer, username: str) -> tuple[httpx.Client, str]:
@@ -84,6 +99,16 @@ def test_an_import_whose_server_was_killed_is_shown_interrupted_with_what_it_wro
 
     server = start_server(data_dir)
     try:
+        # The restart itself marks the run (jobs/unfinished_imports.py), before anyone opens a page
+        # or the report: what is stored says interrupted, not running, to any reader.
+        deadline = time.monotonic() + 60
+        while "running" in (kept := _kept_report(data_dir, account.user_id)):
+            assert time.monotonic() < deadline, "the restarted server left the import running"
+            time.sleep(0.2)
+        assert kept.get("interrupted") is True, kept.keys()
+        while not any("Imports: 1 stopped with the server, marked interrupted" in line for line in server.output):
+            assert time.monotonic() < deadline, server.output
+            time.sleep(0.1)
         client, csrf = _signed_in(server, "kay")
         try:
             listing = html.unescape(client.get("/settings/import").text)

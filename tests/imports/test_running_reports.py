@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mesq.imports import reports
+from mesq.adapters import processes as process_table
 from mesq.imports.plan import Report
 from mesq.imports.reports import keep_progress, read_report, report_key
 from mesq.kernel.timestamps import now_timestamp
@@ -45,7 +45,7 @@ def test_another_environments_import_silent_for_15_minutes_is_interrupted(servic
     """The same pid and even the same start (a Lambda environment boots as the next one does), but
     another numbering and no progress for over 15 minutes: interrupted. It stayed running for good
     (Undo refused) since this process's pid and start matched."""
-    start = reports._process_start(os.getpid())
+    start = process_table._process_start(os.getpid())
     _kept_by(services, "run-stale", pids="another-boot/pid:[4026531836]", start=start, aliveAt=time.time() - 16 * 60)
     stored = read_report(services.items, USER, "run-stale")
     assert stored is not None and stored.get("interrupted") is True and "running" not in stored
@@ -58,13 +58,13 @@ def test_an_import_of_another_users_live_process_is_not_interrupted(
     existence check with EPERM, which was taken for "gone"; its start time (readable) says it is the writer."""
     writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        _kept_by(services, "run-other-user", pid=writer.pid, start=reports._process_start(writer.pid))
+        _kept_by(services, "run-other-user", pid=writer.pid, start=process_table._process_start(writer.pid))
 
         def other_users(pid: int, signal: int) -> None:
             raise PermissionError(1, "Operation not permitted")
 
         with monkeypatch.context() as patched:  # os.kill itself: undone before the writer is ended
-            patched.setattr(reports.os, "kill", other_users)
+            patched.setattr(process_table.os, "kill", other_users)
             stored = read_report(services.items, USER, "run-other-user")
         assert stored is not None and "running" in stored and "interrupted" not in stored
     finally:
@@ -99,8 +99,8 @@ def test_without_proc_a_dead_writer_on_this_host_is_interrupted_at_once(
 ) -> None:
     """macOS has no /proc (no boot id, no pid namespaces: its pids are the host's): a report whose
     writer on this host has ended is interrupted at once, by its pid, not after 15 minutes."""
-    monkeypatch.setattr(reports, "_pid_space", lambda: "")
-    monkeypatch.setattr(reports, "_process_start", lambda pid: "")
+    monkeypatch.setattr(process_table, "_pid_space", lambda: "")
+    monkeypatch.setattr(process_table, "_process_start", lambda pid: "")
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
     _kept_by(services, "run-no-proc", pid=ended.pid, start="")

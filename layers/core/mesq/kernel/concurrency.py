@@ -59,6 +59,15 @@ def finish_within(seconds: float | None) -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
+def invocation_clock(context: object) -> Callable[[], int] | None:
+    """The Lambda invocation's clock, from its context (as the handler gets it, or as Mangum puts
+    it in the ASGI scope, `aws.context`): the milliseconds left of its timeout; None where there is
+    none (`mesq serve`, a test). The one place it is read: the HTTP functions' `finish_within`, a
+    stream consumer's time left, the MCP endpoint's Code Mode budget."""
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    return remaining if callable(remaining) else None
+
+
 def out_of_time() -> bool:
     deadline = _DEADLINE.get()
     return deadline is not None and time.monotonic() >= deadline

@@ -66,7 +66,7 @@ from ..asgi.trace import trace_id_of
 from ..attachments.paths import Namespace
 from ..auth.oauth.metadata import PROTECTED_RESOURCE_PREFIX
 from ..auth.scopes import ALL_SCOPES, READ_SCOPES, missing_scopes, order_scopes
-from ..kernel.concurrency import run_sync
+from ..kernel.concurrency import invocation_clock, run_sync
 from ..kernel.context import Principal
 from ..kernel.errors import (
     Forbidden,
@@ -113,13 +113,6 @@ MAX_CORRELATION_ID = 128
 
 # The SDK logs its manager's start and end at INFO: once per event loop here, not news.
 logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
-
-
-def _lambda_remaining_ms(request: Request) -> Callable[[], int] | None:
-    """The Lambda context's clock, which Mangum puts in the ASGI scope (absent locally)."""
-    context = request.scope.get("aws.context")
-    remaining = getattr(context, "get_remaining_time_in_millis", None)
-    return remaining if callable(remaining) else None
 
 
 class _Rejected(Exception):
@@ -359,7 +352,7 @@ class McpEndpoint:
             visibility=visibility,
             trace_id=trace_id,
             correlation_id=_correlation_id(request),
-            remaining_ms=_lambda_remaining_ms(request),
+            remaining_ms=invocation_clock(request.scope.get("aws.context")),  # Mangum's; none locally
             rate_limited=limited,
             read_buckets=read_buckets,
             language=requested_language(request.headers.get("accept-language")),

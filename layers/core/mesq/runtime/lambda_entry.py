@@ -28,7 +28,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from mangum import Mangum
 from mangum.types import ASGI
 
-from ..kernel.concurrency import finish_within, one_request_at_a_time
+from ..kernel.concurrency import finish_within, invocation_clock, one_request_at_a_time
 from ..kernel.errors import ResponseTooLarge
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -131,8 +131,8 @@ def lambda_handler(app: ASGI, service: str) -> LambdaHandler:
 
     def serve(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
-        remaining = getattr(context, "get_remaining_time_in_millis", None)
-        work_seconds = float(remaining()) / 1000 - _ANSWER_MARGIN_SECONDS if callable(remaining) else None
+        clock = invocation_clock(context)
+        work_seconds = float(clock()) / 1000 - _ANSWER_MARGIN_SECONDS if clock is not None else None
         # one invocation per execution environment: no worker hop; long work stops in time to answer
         with one_request_at_a_time(), finish_within(work_seconds):
             response: dict[str, Any] = adapter(event, context)
@@ -187,10 +187,10 @@ def stream_handler(
 
     def consume(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         records = list(event.get("Records", []))
-        remaining = getattr(context, "get_remaining_time_in_millis", None)
+        clock = invocation_clock(context)
 
         def seconds_left() -> float:
-            return float(remaining()) / 1000 if callable(remaining) else 60.0
+            return float(clock()) / 1000 if clock is not None else 60.0
 
         try:
             result = handle_batch(records, seconds_left)

@@ -17,6 +17,7 @@ from aws_lambda_powertools import Logger
 from ..adapters.store.deferred_blobs import DeferredBlobStore
 from ..auth.oauth.document_cache import DocumentCache
 from ..kernel.deployment import Deployment
+from ..kernel.ports import processes
 from ..kernel.ports.call_metrics import CallMetrics, NoCallMetrics
 from ..kernel.ports.models import Embedder, Reranker, SearchRuntime
 from ..kernel.ports.reading_queue import ReadingSyncQueue
@@ -87,6 +88,7 @@ class Services:
         object.__setattr__(self, "reading_queue", build_reading_queue(settings))
         object.__setattr__(self, "client_documents", DocumentCache(self.items))
         object.__setattr__(self, "_sealer", Lazy(lambda: build_sealer(settings)))
+        processes.use(build_processes())  # one per process: the machine's process table
 
     @property
     def sealer(self) -> Sealer:
@@ -111,6 +113,14 @@ def deployment_of(settings: Settings) -> Deployment:
         history_days=settings.history_days,
         session_gap_minutes=settings.session_gap_minutes,
     )
+
+
+def build_processes() -> processes.Processes:
+    """Whether a process another one named still runs (an import's running report): this
+    machine's process table, on every deployment (Lambda's execution environment has /proc too)."""
+    from ..adapters.processes import LocalProcesses
+
+    return LocalProcesses()
 
 
 def build_item_store(settings: Settings) -> ItemStore:

@@ -1,6 +1,7 @@
 """`mesq serve`: the local server, and the lines that tell a person where it listens and how to
 get a token (shorter once an account exists). Once it listens, memos stored under an older #tag
-rule are re-tagged in the background (jobs/memo_retag.py)."""
+rule are re-tagged in the background (jobs/memo_retag.py), and the imports its last stop cut off
+are marked interrupted (jobs/unfinished_imports.py)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,7 @@ def token_lines(services: Services, public: str) -> list[str]:
 
 def run(args: argparse.Namespace, services: Services) -> int:
     from ...jobs.memo_retag import retag_in_background
+    from ...jobs.unfinished_imports import mark_in_background
     from ..server import ListenError, serve  # uvicorn and the apps: only for this command
 
     settings = services.settings
@@ -93,6 +95,8 @@ def run(args: argparse.Namespace, services: Services) -> int:
             say(line)
         # Memos stored under an older #tag rule, re-tagged once (after listening: it may take a while).
         retag_in_background(services.items, say)
+        # Imports the last stop cut off (kill -9, a crash): marked interrupted before a page is opened.
+        mark_in_background(services.items, say)
 
     try:
         serve(services, args.host, args.port, ready, args.forwarded_allow_ips, args.log_format)

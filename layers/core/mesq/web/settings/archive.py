@@ -101,7 +101,8 @@ def import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
 
 async def import_page(page: Page) -> Response:
     # Imports from another app still running or cut off by a server that stopped: their reports'
-    # links (a browser whose server died mid-import never got the address).
+    # links (a browser whose server died mid-import never got the address), from the runs' small
+    # open items in one query (`reports.unfinished_reports`), never the reports themselves.
     unfinished = await run_sync(unfinished_reports, page.web.services.items, page.user.user_id)
     return import_form(page, unfinished=unfinished)
 
