@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
+from mesq.adapters.store.blobs_local import LocalBlobStore
 from mesq.auth.oauth.authorization import list_grants, load_pending, revoke_grant
 from mesq.auth.oauth.grants import _supersede_earlier
 from mesq.auth.oauth.keys import REFRESH_SECONDS, access_key, digest, grant_key
 from mesq.auth.users import create_user
 from mesq.kernel.errors import NotFound
+from mesq.runtime.server import create_local_app
+from mesq.wiring.services import Services, build_services
 from tests.mcp.conftest import Mcp
-from tests.oauth.conftest import INSTANCE
-from tests.oauth.helpers import Pkce, query_of
+from tests.oauth.conftest import INSTANCE, Flow
+from tests.oauth.helpers import REDIRECT_URI, Pkce, query_of
+from tests.settings import inprocess_settings
+
+from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint  # noqa: F401
 
 
 def test_list_and_revoke_grants(flow, client, register):
@@ -187,3 +196,41 @@ def test_a_grant_stored_before_grants_expired_leaves_with_its_refresh_token(flow
     assert len(list_grants(flow.services.items, flow.user_id)) == 1
     _days_later(monkeypatch, start, REFRESH_SECONDS + 3600)
     assert list_grants(flow.services.items, flow.user_id) == []
+
+
+@pytest.fixture(params=["sqlite", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)])
+def any_store_flow(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Flow]:
+    """A Flow (a registered client and its person) over SQLite and over DynamoDB Local."""
+    settings = inprocess_settings(data_dir=tmp_path / "data")
+    if request.param == "sqlite":
+        services = build_services(settings)
+    else:
+        services = Services(settings=settings, items=request.getfixturevalue("dynamodb_local"),
+                            blobs=LocalBlobStore(tmp_path / "blobs"))  # fmt: skip
+    with TestClient(create_local_app(services)) as client:
+        registered = client.post(
+            "/oauth/register", json={"client_name": "Store Agent", "redirect_uris": [REDIRECT_URI]}
+        )
+        assert registered.status_code == 201, registered.text
+        user = create_user(services.items, "storeuser", "correct horse battery")
+        yield Flow(client=client, services=services, client_id=registered.json()["client_id"], user_id=user["id"])
+    if request.param == "sqlite":
+        services.items.close()
+
+
+def test_a_step_up_supersedes_the_first_grant_on_either_store(any_store_flow: Flow):
+    """The same rule on DynamoDB as on SQLite: the person's grants are one Query of their own
+    partition, each superseded grant one transaction."""
+    flow = any_store_flow
+    first = flow.tokens(scope="memo:read")
+    readonly = flow.tokens(scope="memo:read", resource=f"{INSTANCE}/mcp/readonly")
+    stepped_up = flow.tokens(scope="memo:read memo:write")
+    assert Mcp(flow.client, first["access_token"]).post("tools/list").status_code == 401
+    assert flow.token(grant_type="refresh_token", refresh_token=first["refresh_token"]).status_code == 400
+    assert Mcp(flow.client, stepped_up["access_token"]).post("tools/list").status_code == 200
+    assert Mcp(flow.client, readonly["access_token"], path="/mcp/readonly").post("tools/list").status_code == 200
+    listed = list_grants(flow.services.items, flow.user_id)
+    assert sorted((g["resource"], tuple(g["scopes"])) for g in listed) == [
+        (f"{INSTANCE}/mcp", ("memo:read", "memo:write")),
+        (f"{INSTANCE}/mcp/readonly", ("memo:read",)),
+    ]
