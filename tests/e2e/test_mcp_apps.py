@@ -166,6 +166,51 @@ def test_the_accounts_zone_reaches_the_client_in_meta_on_success_only(live_serve
     anyio.run(scenario)
 
 
+def _account_in(live_server: LiveServer, username: str, language: str) -> str:
+    """A new account whose Settings → Language is `language` (the CLI's `--language`); its PAT."""
+    created = live_server.cli("user", "create", username, "--password-stdin", "--language", language,
+                              stdin="correct horse battery\n")  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    made = live_server.cli("token", "create", username, "--name", "e2e", "--scopes", SCOPES)
+    assert made.returncode == 0, made.stderr
+    return made.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_accounts_language_reaches_the_client_in_meta(live_server, mode):
+    """The language the account chose (zh-CN: `zh-Hans`, en-US: `en`) rides in list_todos' and
+    list_changes' `_meta` beside the zone, through the official client's result validation, with
+    and without the extension; never in `structuredContent` or on another tool, not on an error,
+    and not for an account that follows its browser (the view keeps the host's language)."""
+    tokens = {language: _account_in(live_server, f"lang{language}{mode}", language) for language in ("zh", "en")}
+    follows_browser = live_server.account(f"langnone{mode}", scopes=SCOPES).token
+
+    async def scenario() -> None:
+        for language, token in tokens.items():
+            for apps in (True, False):
+                async with connect(live_server.base_url, token, mode, apps=apps) as client:
+                    created = await client.call_tool("create_memo", {"content": f"language {apps} #apps"})
+                    memo_id = created.structured_content["data"]["memo"]["id"]  # type: ignore[index]
+                    results = {name: await client.call_tool(name, args) for name, args in _calls(memo_id)}
+                    tag = {"zh": "zh-Hans", "en": "en"}[language]
+                    assert {name: (r.is_error, _language(r)) for name, r in results.items()} == {
+                        "get_memo": (False, None),
+                        "list_todos": (False, tag),
+                        "list_changes": (False, tag),
+                    }
+                    assert all("mesq/language" not in json.dumps(r.structured_content) for r in results.values())
+                    failed = await client.call_tool("list_changes", {"limit": 0})
+                    assert failed.is_error and _language(failed) is None
+        async with connect(live_server.base_url, follows_browser, mode, apps=True) as client:
+            assert _language(await client.call_tool("list_todos", {})) is None
+
+    anyio.run(scenario)
+
+
+def _language(result: Any) -> Any:
+    return (result.meta or {}).get("mesq/language")
+
+
 def _zone(result: Any) -> Any:
     """The account's zone a tool result's `_meta` names (the SDK adds its own keys in the 2026 era)."""
     return (result.meta or {}).get("mesq/timeZone")

@@ -185,3 +185,65 @@ def test_official_client_on_the_readonly_url_signs_in_for_the_reads(server):
     names = _listed_tools(url, _provider(url, browser, storage, reads), browser)
     assert "list_memos" in names and "create_memo" not in names
     assert storage.tokens is not None and storage.tokens.scope == reads
+
+
+class RecordingStorage(MemoryStorage):
+    """Keeps every token set the client was handed, the first one's too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.issued: list[OAuthToken] = []
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.issued.append(tokens)
+        await super().set_tokens(tokens)
+
+
+def test_official_client_step_up_replaces_its_first_connection(server):
+    """The SDK connects (read scopes), calls a write tool, gets the 403 `insufficient_scope` and
+    has the person approve the union: the grant of that second approval replaces the first, so the
+    first access and refresh tokens stop working and Settings → Connected apps lists the client
+    once. The first grant stayed alive: the client was listed twice, and disconnecting the one the
+    person saw left the other working for 30 days of refreshes."""
+    browser = Browser(server.base_url, "bob", PASSWORD)
+    storage = RecordingStorage()
+    auth = _provider(f"{server.base_url}/mcp", browser, storage, "memo:read memo:write")
+
+    async def scenario() -> None:
+        async with httpx2.AsyncClient(auth=auth, timeout=30) as http:
+            transport = streamable_http_client(f"{server.base_url}/mcp", http_client=http)
+            async with Client(transport, mode="auto") as client:
+                assert "create_memo" not in [tool.name for tool in (await client.list_tools()).tools]
+                created = await client.call_tool("create_memo", {"content": "after the step-up"})
+                assert not created.is_error, created
+
+    try:
+        anyio.run(scenario)
+        first, last = storage.issued[0], storage.issued[-1]
+        assert storage.client is not None and first.access_token != last.access_token
+        assert "memo:write" not in (first.scope or "").split() and "memo:write" in (last.scope or "").split()
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        accept = {"Accept": "application/json, text/event-stream"}
+
+        def mcp_status(token: str) -> int:
+            headers = {"Authorization": f"Bearer {token}", **accept}
+            return httpx.post(f"{server.base_url}/mcp", json=ping, headers=headers, timeout=10).status_code
+
+        assert mcp_status(first.access_token) == 401
+        assert mcp_status(last.access_token) == 200
+        assert first.refresh_token is not None
+        refreshed = httpx.post(
+            f"{server.base_url}/oauth/token",
+            data={
+                "grant_type": "refresh_token",
+                "refresh_token": first.refresh_token,
+                "client_id": storage.client.client_id,
+            },
+            timeout=10,
+        )
+        assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"
+        page = browser.http.get("/settings/apps")
+        assert page.status_code == 200, page.text
+        assert page.text.count(storage.client.client_id) == 1
+    finally:
+        browser.close()

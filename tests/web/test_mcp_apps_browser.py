@@ -774,3 +774,60 @@ def test_the_views_show_moments_in_the_accounts_zone_not_the_browsers(live: tupl
                 moment.wait_for()
                 expected = host.frame().evaluate(f"([l, a]) => {shown_at}", [locale, edited_at])
                 assert moment.inner_text() == expected, (zone, locale, moment.inner_text())
+
+
+def _account_speaking(live: LiveServer, username: str, language: str) -> Server:
+    """A new account whose Settings → Language is `language` (the CLI's `--language`), with a
+    board made in it and its zone set to Shanghai."""
+    created = live.cli("user", "create", username, "--password-stdin", "--language", language,
+                       stdin="correct horse battery\n")  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    made = live.cli(
+        "token", "create", username, "--name", "e2e", "--scopes", "memo:read,memo:write,todo:read,todo:write"
+    )
+    assert made.returncode == 0, made.stderr
+    server = Server(live, made.stdout.strip().splitlines()[-1])
+    server.call("set_time_zone", {"timeZone": "Asia/Shanghai"})
+    return server
+
+
+def test_the_views_speak_the_accounts_language_not_the_hosts(live: tuple[LiveServer, Server], app_bridge: str):
+    """The pages speak the language the account chose (Settings → Language), else the browser's;
+    the board and changes views spoke the host's, so an account set to Chinese read English in an
+    English host. Their tools now pass the chosen language with the result (`_meta`), and the views
+    use it before the host's: a zh-CN account in an en-US host and an en-US account in a zh-CN host
+    each read their own language (words, dates, the document's title and `lang`), whatever the
+    host later changes its locale to. An account that chose none follows the host (the tests above)."""
+    due = {"type": "datetime", "at": "2026-12-08T12:00:00Z"}  # 20:00 in Shanghai
+    expected = {
+        "zh": {"lang": "zh-CN", "title": "MeSQ 看板", "due": "截止 2026年12月8日 20:00", "action": "编辑",
+               "host": "en-US"},
+        "en": {"lang": "en", "title": "MeSQ board", "due": "due Dec 8, 2026, 08:00 PM", "action": "edited",
+               "host": "zh-CN"},
+    }  # fmt: skip
+    for language, said in expected.items():
+        owner = _account_speaking(live[0], f"speaks{language}", language)
+        task = owner.data("create_todo_task", {"title": f"language check {language}", "due": due})
+        task = task.get("task", task)
+        owner.call("update_todo_task", {"id": task["id"], "expectedRevision": task["revision"], "title": "again"})
+        board, changes = owner.call("list_todos", {}), owner.call("list_changes", {"recordId": task["id"]})
+        assert board["_meta"]["mesq/language"] == changes["_meta"]["mesq/language"]
+        heading = {"en": "en-US", "zh": "zh-CN"}[language]
+        with chromium_page(viewport={"width": 1100, "height": 800}) as page:
+            host = Host(page, owner, app_bridge)
+            view = host.load("board", board, locale=said["host"])
+            view.locator("h1", has_text=HEADINGS["board"][heading]).wait_for()
+            card = view.locator(f"li.task[data-task-id='{task['id']}']")
+            assert card.locator(".due").inner_text().replace("\u202f", " ") == said["due"], language
+            assert host.frame().title() == said["title"]
+            assert host.frame().evaluate("document.documentElement.lang") == said["lang"]
+            # The host switching its own language does not move the view off the account's.
+            other = {"en-US": "zh-CN", "zh-CN": "en-US"}[said["host"]]
+            switch = f"window.__bridge.setHostContext({{theme: 'dark', locale: '{other}', displayMode: 'inline'}})"
+            host.page.evaluate(switch)
+            host.frame().wait_for_function("document.documentElement.getAttribute('data-theme') === 'dark'")
+            assert view.locator("h1").first.inner_text() == HEADINGS["board"][heading]
+            view = host.load("changes", changes, locale=said["host"])
+            view.locator("h1", has_text=HEADINGS["changes"][heading]).wait_for()
+            row = view.locator("li.change").first
+            assert row.locator(".action").inner_text() == said["action"], language

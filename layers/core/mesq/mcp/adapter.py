@@ -33,7 +33,7 @@ from ..kernel.messages import quoted
 from ..kernel.recorded import Recorded
 from .catalog import Catalog, CatalogTool
 from .limits import rate_bucket
-from .mcp_apps import shows_moments, zone_meta
+from .mcp_apps import account_meta, shows_moments
 from .request_state import RequestState
 from .result import checked_envelope, error_result, internal_envelope, success_envelope, tool_result
 from .visibility import Visibility
@@ -150,25 +150,29 @@ async def call_tool(
     if tool.connection_coroutine is not None:
         envelope = await run_tool_async(catalog, state, tool, arguments)
     elif shows_moments(name):
-        envelope, meta = await run_sync(_run_with_zone, catalog, state, tool, arguments)
+        envelope, meta = await run_sync(_run_with_account, catalog, state, tool, arguments)
     else:
         envelope = await run_sync(run_tool, catalog, state, tool, arguments)
     return tool_result(envelope, is_error="error" in envelope, meta=meta)
 
 
-def _run_with_zone(
+def _run_with_account(
     catalog: Catalog, state: RequestState, tool: CatalogTool, arguments: dict[str, Any] | None
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """`run_tool`, then (on success, in the same worker) the account's zone for the tool's MCP
-    Apps view (mcp_apps.ZONED_VIEWS), which shows moments in it. A failed zone read costs only
-    that: the result stands, and the view uses the host's zone. No read when the operation read
-    the zone itself (list_todos' board structure holds the settings item: `Call.noted`)."""
+    """`run_tool`, then (on success, in the same worker) the account's zone and chosen language for
+    the tool's MCP Apps view (mcp_apps.ZONED_VIEWS), which shows moments in that zone and words in
+    that language. A failed read costs only that: the result stands, and the view uses the host's
+    zone and language. The settings item is not read again when the operation read it itself
+    (list_todos' board structure holds it: `Call.noted`); the profile, where the language is, is
+    read once."""
     noted: dict[str, Any] = {}
     envelope = run_tool(catalog, state, tool, arguments, noted=noted)
     if "error" in envelope:
         return envelope, None
     try:
-        return envelope, zone_meta(state.services.items, state.principal.user_id, noted)
+        return envelope, account_meta(state.services.items, state.principal.user_id, noted)
     except Exception:
-        logger.exception("mcp result: the account's zone could not be read", extra={"traceId": state.trace_id})
+        logger.exception(
+            "mcp result: the account's zone and language could not be read", extra={"traceId": state.trace_id}
+        )
         return envelope, None

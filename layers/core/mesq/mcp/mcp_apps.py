@@ -24,8 +24,10 @@ from typing import Any
 import mcp_types as types
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 
-from ..auth.user_zone import configured_zone
+from ..auth.user_zone import settings_key, zone_in
+from ..auth.users import profile_key
 from ..kernel.context import ACCOUNT_ZONE
+from ..kernel.i18n import LANGUAGE_TAGS
 from ..kernel.ports.storage import ItemStore
 
 #: The extension settings MeSQ declares (server capabilities, both eras).
@@ -47,6 +49,10 @@ VIEWS: dict[str, str] = {
 #: settings read, which the memo and results views would not use.
 ZONED_VIEWS = frozenset({"board", "changes"})
 ZONE_META = "mesq/timeZone"
+#: The language the account chose (Settings → Language), as a language tag (`zh-Hans`, `en`), in
+#: the same results' `_meta`: the views speak it before the host's language, as every web page
+#: speaks it before the browser's. Absent while the account follows the browser.
+LANGUAGE_META = "mesq/language"
 
 TITLES = {"board": "MeSQ board", "memo": "MeSQ memo", "results": "MeSQ search results", "changes": "MeSQ changes"}
 URI_PREFIX = "ui://mesq/"
@@ -67,13 +73,26 @@ def shows_moments(tool_name: str) -> bool:
     return VIEWS.get(tool_name) in ZONED_VIEWS
 
 
-def zone_meta(items: ItemStore, user_id: str, noted: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
-    """A result's `_meta` naming the account's zone, None when the account has set none: the
-    view then uses the host's zone, else the browser's, as a page uses the browser's. Not shown
-    to the model, and the same with or without the extension. The zone the operation noted
-    (`Call.noted`: list_todos read the settings item for its board), else one settings read."""
-    zone = noted[ACCOUNT_ZONE] if noted and ACCOUNT_ZONE in noted else configured_zone(items, user_id)
-    return {ZONE_META: zone} if zone is not None else None
+def account_meta(items: ItemStore, user_id: str, noted: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """A result's `_meta` naming the account's zone (`ZONE_META`) and the language it chose
+    (`LANGUAGE_META`), each absent when the account has set none (the view then uses the host's,
+    else the browser's, as a page uses the browser's); None when both are absent. Not shown to
+    the model, and the same with or without the extension. The zone lives in the settings item,
+    the language in the profile: one batch read of both, or of the profile alone when the
+    operation noted the zone (`Call.noted`: list_todos read the settings item with its board)."""
+    profile_at, settings_at = profile_key(user_id), settings_key(user_id)
+    if noted and ACCOUNT_ZONE in noted:
+        zone, profile = noted[ACCOUNT_ZONE], items.get(profile_at)
+    else:
+        found = {(item["pk"], item["sk"]): item for item in items.batch_get([profile_at, settings_at])}
+        zone, profile = zone_in(found.get(settings_at)), found.get(profile_at)
+    chosen = ((profile or {}).get("settings") or {}).get("language")
+    meta: dict[str, Any] = {}
+    if zone is not None:
+        meta[ZONE_META] = zone
+    if isinstance(chosen, str) and chosen in LANGUAGE_TAGS:
+        meta[LANGUAGE_META] = LANGUAGE_TAGS[chosen]
+    return meta or None
 
 
 def _asset(name: str) -> str:

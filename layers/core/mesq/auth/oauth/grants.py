@@ -6,7 +6,9 @@ access token and one live refresh token, so revoking it deletes exactly those lo
 transaction. Refreshing rotates both; the used refresh token stays (marked `used`) until it
 would have expired, so presenting it again is recognised as reuse and revokes the whole grant
 (OAuth 2.1 §4.3.1). A replayed authorization code likewise revokes the grant it created
-(RFC 6749 §4.1.2). Access-token lookups are authoritative: one GetItem per request.
+(RFC 6749 §4.1.2). A new grant supersedes the person's earlier grants of the same client and
+resource (the MCP step-up re-authorizes for more scopes): they are revoked once it is stored.
+Access-token lookups are authoritative: one GetItem per request.
 """
 
 from __future__ import annotations
@@ -171,7 +173,30 @@ def exchange_code(
         if replayed is not None:
             _revoke_replayed(items, replayed)
         raise _invalid_grant("the authorization code was already used; the tokens issued from it are revoked") from None
+    _supersede_earlier(items, grant)
     return tokens
+
+
+def _supersede_earlier(items: ItemStore, grant: dict[str, Any]) -> None:
+    """Revoke the person's earlier live grants of the same client for the same resource, with
+    their access and refresh tokens: a new authorization (the MCP step-up after a 403
+    `insufficient_scope`, or simply connecting again) replaces the connection it renews, so the
+    Connected-apps page shows one connection per client and resource, and disconnecting it ends
+    every token the client holds (docs/decisions.md, "superseded grants"). Only the person's own
+    partition is read; another client, another resource (a second connector on a narrowed URL)
+    and any later grant (a concurrent exchange) are left alone, so of two racing exchanges the
+    newer one survives. The new grant is already stored: a revocation that keeps losing to a
+    concurrent refresh is left for the person to disconnect rather than failing the exchange."""
+    newer = (grant["createdAt"], grant["grantId"])
+    for earlier in walk(items, grant_key(grant["userId"], "")[0], prefix="OAUTHGRANT#"):
+        if (
+            earlier["clientId"] == grant["clientId"]
+            and earlier["resource"] == grant["resource"]
+            and not earlier.get("revokedAt")
+            and (earlier["createdAt"], earlier["grantId"]) < newer
+        ):
+            with contextlib.suppress(ConditionFailed):
+                _revoke(items, grant["userId"], earlier["grantId"])
 
 
 def _check_code(

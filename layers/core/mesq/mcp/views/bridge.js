@@ -84,19 +84,31 @@ var Mesq = (function () {
   /* The SDK sends ui/notifications/size-changed itself (autoResize) as the content grows. */
   var app = new McpExtApps.App({ name: "mesq-" + document.body.getAttribute("data-view"), version: "1" }, {},
     { autoResize: true });
-  var last = null, render = null, shown = null, input = null, account = "";
-  /* The account's own zone, which the board's and changes' tools send in their result's `_meta`
-     (mcp_apps.py ZONE_META; absent while the account has set none): every web page shows moments
-     in it, so a view does too, before the host's zone and the browser's. */
-  function noteZone(result) {
-    var zone = result && result._meta && result._meta["mesq/timeZone"];
+  var last = null, render = null, shown = null, input = null, account = "", spoken = "";
+  /* The account's own zone and the language it chose, which the board's and changes' tools send
+     in their result's `_meta` (mcp_apps.py ZONE_META, LANGUAGE_META; each absent while the account
+     has set none): every web page shows moments in that zone and words in that language, so a
+     view does too, before the host's and the browser's. */
+  function noteAccount(result) {
+    var meta = result && result._meta, zone = meta && meta["mesq/timeZone"], language = meta && meta["mesq/language"];
     if (typeof zone === "string" && zone) account = zone;
+    if (typeof language === "string" && /^(zh|en)\b/i.test(language)) {
+      var changed = language !== spoken;
+      spoken = language;
+      if (changed) applyContext();
+    }
   }
   function context() { return app.getHostContext() || {}; }
-  function lang() { return /^zh/i.test(context().locale || navigator.language || "") ? "zh" : "en"; }
+  function lang() { return /^zh/i.test(spoken || context().locale || navigator.language || "") ? "zh" : "en"; }
   function t(key) { return STRINGS[lang()][key] || key; }
   function word(group, value) { return (WORDS[lang()][group] || {})[value] || String(value); }
-  function locale() { return lang() === "zh" ? "zh-CN" : (context().locale || "en-US"); }
+  /* Dates and numbers in the language the words are in: the host's own English locale (en-GB) when
+     it speaks English too, else en-US. */
+  function locale() {
+    if (lang() === "zh") return "zh-CN";
+    var host = context().locale;
+    return host && (!spoken || /^en/i.test(host)) ? host : "en-US";
+  }
   /* A moment in the person's zone (the record's own `zone`, else the account's, else the host's,
      else the browser's)
      and language; a due date stays the calendar date it names. Unparseable text is shown as sent.
@@ -146,7 +158,7 @@ var Mesq = (function () {
     try { return JSON.parse(result.content[0].text); } catch (e) { return { error: { code: "UNREADABLE" } }; }
   }
   /* Registered before connect(): the host may send the result right after the handshake. */
-  app.ontoolresult = function (result) { last = result; noteZone(result); rerender(); };
+  app.ontoolresult = function (result) { last = result; noteAccount(result); rerender(); };
   /* The arguments the model called the tool with: a view that reads again (the board after a
      move) asks for the same thing, not for everything. */
   app.ontoolinput = function (params) { input = params && params.arguments || null; };
@@ -172,7 +184,7 @@ var Mesq = (function () {
      the host does not pass the call on, so every view tells the person and gives its button back. */
   function callTool(name, args) {
     return app.callServerTool({ name: name, arguments: args }).then(function (result) {
-      noteZone(result);  // a board read again says the zone again (the account may have changed it)
+      noteAccount(result);  // a board read again says the zone and language again (the account may have changed them)
       return envelope(result);
     }, function () {
       return { error: { code: "DECLINED" } };
