@@ -111,6 +111,27 @@ def test_a_new_authorization_supersedes_the_earlier_grant_of_the_same_client(flo
     assert Mcp(client, kept.json()["access_token"]).post("tools/list").status_code == 401
 
 
+def test_the_same_app_on_a_second_device_never_signs_the_first_one_out(flow, client):
+    """A client whose id is a metadata-document URL is the same app on every machine: a person
+    connecting it on a laptop and then on a phone authorizes the same scopes twice. Only a wider
+    authorization (the step-up) supersedes; the same scopes or fewer leave the first device
+    connected (superseding every earlier grant signed the laptop out when the phone connected,
+    and the laptop's reconnection the phone)."""
+    laptop = flow.tokens(scope="memo:read memo:write")
+    phone = flow.tokens(scope="memo:read memo:write")
+    narrower = flow.tokens(scope="memo:read")
+    for tokens in (laptop, phone, narrower):
+        assert Mcp(client, tokens["access_token"]).post("tools/list").status_code == 200
+    refreshed = flow.token(grant_type="refresh_token", refresh_token=laptop["refresh_token"])
+    assert refreshed.status_code == 200, refreshed.text
+    assert len(list_grants(flow.services.items, flow.user_id)) == 3
+    # The narrower one's step-up supersedes it alone: the other two hold no less than it asks.
+    wider = flow.tokens(scope="memo:read memo:write")
+    assert Mcp(client, narrower["access_token"]).post("tools/list").status_code == 401
+    for tokens in (refreshed.json(), phone, wider):
+        assert Mcp(client, tokens["access_token"]).post("tools/list").status_code == 200
+
+
 def test_racing_exchanges_never_revoke_the_newer_grant(flow, client):
     """Two codes of the same client exchanged at once: each exchange stores its grant, then looks
     for earlier ones. The older exchange's look may come after the newer grant is stored; it must

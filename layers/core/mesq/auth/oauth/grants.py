@@ -178,20 +178,25 @@ def exchange_code(
 
 
 def _supersede_earlier(items: ItemStore, grant: dict[str, Any]) -> None:
-    """Revoke the person's earlier live grants of the same client for the same resource, with
-    their access and refresh tokens: a new authorization (the MCP step-up after a 403
-    `insufficient_scope`, or simply connecting again) replaces the connection it renews, so the
-    Connected-apps page shows one connection per client and resource, and disconnecting it ends
-    every token the client holds (docs/decisions.md, "superseded grants"). Only the person's own
-    partition is read; another client, another resource (a second connector on a narrowed URL)
-    and any later grant (a concurrent exchange) are left alone, so of two racing exchanges the
-    newer one survives. The new grant is already stored: a revocation that keeps losing to a
-    concurrent refresh is left for the person to disconnect rather than failing the exchange."""
+    """Revoke the person's earlier live grants of the same client for the same resource whose
+    scopes the new one holds and more, with their access and refresh tokens: that is the MCP
+    step-up (a 403 `insufficient_scope`, then a new authorization for the union of scopes), which
+    renews the connection it widens, so Connected apps shows it once and disconnecting it ends
+    every token the client holds (docs/decisions.md, "superseded grants"). An authorization for
+    the same scopes or fewer is another device of the person connecting the same app (a
+    metadata-document client id is the same on every machine): it never signs the first one out.
+    Only the person's own partition is read; another client, another resource (a second
+    connector on a narrowed URL) and any later grant (a concurrent exchange) are left alone, so of
+    two racing exchanges the newer one survives. The new grant is already stored: a revocation
+    that keeps losing to a concurrent refresh is left for the person to disconnect rather than
+    failing the exchange."""
     newer = (grant["createdAt"], grant["grantId"])
+    widened = set(grant["scopes"])
     for earlier in walk(items, grant_key(grant["userId"], "")[0], prefix="OAUTHGRANT#"):
         if (
             earlier["clientId"] == grant["clientId"]
             and earlier["resource"] == grant["resource"]
+            and set(earlier["scopes"]) < widened
             and not earlier.get("revokedAt")
             and (earlier["createdAt"], earlier["grantId"]) < newer
         ):
