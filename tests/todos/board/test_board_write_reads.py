@@ -93,6 +93,15 @@ def _column_order(items: ItemStore, column_id: str) -> list[str]:
     return [t["id"] for t in todo_state.load_state(items, USER).root_tasks(column_id)]
 
 
+def _trash_subtasks(run: Any, task_id: str, count: int) -> list[dict[str, Any]]:
+    """`count` subtasks of the task made and moved to the trash, oldest first (as trashed)."""
+    gone = []
+    for n in range(count):
+        sub = run("create_todo_subtask", taskId=task_id, title=f"gone{n}")["subtask"]
+        gone.append(run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])["subtask"])
+    return gone
+
+
 def test_writes_never_read_the_task_or_inbox_range(run, reads):
     tasks = [run("create_todo_task", title=f"t{i}", tags=["a"])["task"] for i in range(6)]
     sub = run("create_todo_subtask", taskId=tasks[0]["id"], title="s")["subtask"]
@@ -182,9 +191,7 @@ def test_a_task_with_a_long_trash_of_subtasks_moves(run, services):
     100"), and the task could not leave its space until its trash was emptied. It now moves the
     live ones (at most 50) and leaves the trash as it is."""
     task = run("create_todo_task", title="t")["task"]
-    for n in range(120):
-        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
-        run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
+    _trash_subtasks(run, task["id"], 120)
     live = run("create_todo_subtask", taskId=task["id"], title="live")["subtask"]
     work = run("create_todo_space", name="Work")["space"]
     moved = run("move_todo_task", id=task["id"], expectedRevision=task["revision"], spaceId=work["id"])
@@ -236,11 +243,7 @@ def test_live_subtask_reads_never_fetch_the_trashed_ones(run, reads):
     120 in the trash, adding one subtask, reordering, duplicating or reading the task read 120+
     records by key. Now the list's own entries say which are live; only those are read by key."""
     task = run("create_todo_task", title="t")["task"]
-    gone = []
-    for n in range(120):
-        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
-        run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
-        gone.append(sub["id"])
+    gone = [sub["id"] for sub in _trash_subtasks(run, task["id"], 120)]
     live = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"] for i in range(2)]
     subtask_keys = {todo_keys.task_key(USER, s["id"]) for s in live}
     calls: list[tuple[str, dict[str, Any]]] = [
@@ -353,11 +356,7 @@ def test_a_task_with_its_context_reads_its_subtask_list_once(run, reads):
     for the live ones and again for the trashed: the same index page read twice on every view of
     the task page. One query of the list answers both."""
     task = run("create_todo_task", title="t")["task"]
-    gone = []
-    for n in range(3):
-        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
-        run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
-        gone.append(sub["id"])
+    gone = [sub["id"] for sub in _trash_subtasks(run, task["id"], 3)]
     live = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"] for i in range(2)]
     listed = todo_keys.subtask_list(USER, task["id"])
     for include_context in (False, True):
@@ -377,11 +376,7 @@ def test_a_task_history_names_its_subtasks_in_the_trash_too_reading_a_bounded_fe
     from mesq.todos.views.history_subtasks import history_subtask_ids
 
     task = run("create_todo_task", title="t")["task"]
-    gone = []
-    for n in range(60):
-        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
-        run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])
-        gone.append(sub["id"])
+    gone = [sub["id"] for sub in _trash_subtasks(run, task["id"], 60)]
     live = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"]["id"] for i in range(2)]
     expected = live + list(reversed(gone))[:50]
     assert history_subtask_ids(reads, USER, task["id"]) == expected
@@ -399,10 +394,7 @@ def _a_long_trash_follows_its_task(services: Services, user_id: str) -> None:
     run = caller(services, user_id)
     task = run("create_todo_task", title="t")["task"]
     home = task["spaceId"]
-    gone = []
-    for n in range(105):
-        sub = run("create_todo_subtask", taskId=task["id"], title=f"gone{n}")["subtask"]
-        gone.append(run("delete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])["subtask"])
+    gone = _trash_subtasks(run, task["id"], 105)
     live = run("create_todo_subtask", taskId=task["id"], title="live")["subtask"]
     work = run("create_todo_space", name="Work")["space"]
 

@@ -60,20 +60,7 @@ def test_the_task_and_inbox_item_history_panels_in_each_language_and_width(
         for url, lines, name in ((f"/todos/tasks/{task_id}", TASK_LINES, "task"),
                                  (f"/activity/history/{task_id}", TASK_LINES, "activity-task"),
                                  (f"/todos/inbox/{item_id}", ITEM_LINES, "inbox-item")):  # fmt: skip
-            page.goto(server.base_url + url)
-            panel = page.locator("section.history-panel")
-            expect(panel).to_be_visible()
-            said = [" ".join(text.split()).replace("“ ", "“").replace(" ”", "”")
-                    for text in panel.locator(".version-says").all_inner_texts()]  # fmt: skip
-            assert said == lines[locale], said
-            expect(panel.locator(".version-who").first).to_contain_text("Claude Desktop")
-            for width, height in SIZES:
-                page.set_viewport_size({"width": width, "height": height})
-                scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-                assert scroll_width <= inner_width, f"{url} at {width}px scrolls sideways"
-                panel_box: Any = panel.bounding_box()
-                assert panel_box["x"] >= 0 and panel_box["x"] + panel_box["width"] <= width, (width, panel_box)
-                page.screenshot(path=str(shots / f"history-panel-{name}-{locale}-{width}.png"), full_page=True)
+            _check_panel(page, server.base_url + url, lines[locale], shots / f"history-panel-{name}-{locale}")
         assert PROBLEMS[page] == [], PROBLEMS[page]
 
 
@@ -102,19 +89,27 @@ def test_a_trashed_task_history_shows_its_subtasks_changes_in_each_language_and_
         sign_in_page(page, server.base_url, USER, f"/activity/history/{task_id}")
         for url, name in ((f"/activity/history/{task_id}", "activity-trashed-task"),
                           (f"/todos/tasks/{task_id}", "trashed-task")):  # fmt: skip
-            page.goto(server.base_url + url)
-            panel = page.locator("section.history-panel")
-            expect(panel).to_be_visible()
-            said = [" ".join(text.split()).replace("“ ", "“").replace(" ”", "”")
-                    for text in panel.locator(".version-says").all_inner_texts()]  # fmt: skip
-            assert said == TRASHED_TASK_LINES[locale], (url, said)
-            expect(panel.locator(".version-who").first).to_contain_text("Claude Desktop")
-            for width, height in SIZES:
-                page.set_viewport_size({"width": width, "height": height})
-                scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-                assert scroll_width <= inner_width, f"{url} at {width}px scrolls sideways"
-                panel_box: Any = panel.bounding_box()
-                assert panel_box["x"] >= 0 and panel_box["x"] + panel_box["width"] <= width, (width, panel_box)
-                page.screenshot(path=str(shots / f"history-panel-{name}-{locale}-{width}.png"), full_page=True)
+            _check_panel(
+                page, server.base_url + url, TRASHED_TASK_LINES[locale], shots / f"history-panel-{name}-{locale}"
+            )
         # the task's own page answers 404 (gone from the board) by design, with its history
         assert [problem for problem in PROBLEMS[page] if f"/todos/tasks/{task_id}" not in problem] == []
+
+
+def _check_panel(page: Any, url: str, lines: list[str], shot: Path) -> None:
+    """The page's History panel says `lines`, names the agent, and fits at every width (a
+    screenshot of each beside `shot`)."""
+    page.goto(url)
+    panel = page.locator("section.history-panel")
+    expect(panel).to_be_visible()
+    said = [" ".join(text.split()).replace("“ ", "“").replace(" ”", "”")
+            for text in panel.locator(".version-says").all_inner_texts()]  # fmt: skip
+    assert said == lines, (url, said)
+    expect(panel.locator(".version-who").first).to_contain_text("Claude Desktop")
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width, f"{url} at {width}px scrolls sideways"
+        panel_box: Any = panel.bounding_box()
+        assert panel_box["x"] >= 0 and panel_box["x"] + panel_box["width"] <= width, (width, panel_box)
+        page.screenshot(path=f"{shot}-{width}.png", full_page=True)
