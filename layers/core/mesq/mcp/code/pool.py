@@ -49,7 +49,7 @@ MAX_WORKER_RSS = 256 * 1024 * 1024
 MAX_WORKER_GROWTH = 48 * 1024 * 1024
 #: The worker's data-segment limit (RLIMIT_DATA): V8's largest heap (128 MB) with its overshoot
 #: and what the isolate needs besides (measured: 640 MB is the least V8 starts under).
-WORKER_DATA_BYTES = 768 * 1024 * 1024
+WORKER_DATA_BYTES = 1024 * 1024 * 1024
 START_TIMEOUT_S = 15.0
 _WORKER = Path(__file__).with_name("worker.py")
 #: All the worker needs to import V8 (no secret of the server's environment).
