@@ -111,9 +111,10 @@ _HARDEN = (
 #: a name that is no tool is absent from it, yet calling it gets the error tools/call gives, thrown
 #: as a ToolError like every failed call unless the script passed `{results: true}`; `mesq.context` is the
 #: user's "now", a frozen object that is not one of its keys), `checkpoint(value)` (its
-#: JSON is kept when it is called), and the three functions this loop calls, on a global the
-#: program cannot replace. Only null-prototype objects and captured built-ins are used after the
-#: program starts; the poll text is concatenated from strings and integers.
+#: JSON is sent to the server before it returns: `_Checkpoints`), and the functions this loop
+#: calls, on a global the program cannot replace. Only null-prototype objects and captured
+#: built-ins are used after the program starts; the poll text is concatenated from strings and
+#: integers. Run before `_HARDEN` (the checkpoint box is a typed array); returns the box.
 _PRELUDE = r"""
 ((reach, known, userContext, maxArgs, maxBatch, maxName, maxThrown, keptCap) => {
   // The checkpoint's box: [its sized text's length (two 16-bit halves), its UTF-16 units], read
