@@ -743,3 +743,11 @@ def test_a_script_cannot_replace_the_checkpoint_channel(pool):
     )
     outcome = asyncio.run(go(code, memory_mb=16))
     assert outcome.stopped == "memory" and outcome.result_json == '{"mine":true}', outcome
+
+
+def test_a_checkpoint_after_an_await_before_a_cpu_loop_survives_the_time_stop(pool):
+    """The case docs/MCP/code-mode.md called lost: after an `await`, mini-racer runs the rest of
+    the script outside the timed evaluation, so the worker cannot read anything from V8 after the
+    stop. The checkpoint reached the server when it was made. Before: no result."""
+    outcome = asyncio.run(go("await mesq.x({}); checkpoint({step: 3}); for (;;) {}", timeout_s=1))
+    assert outcome.stopped == "time" and outcome.result_json == '{"step":3}', outcome

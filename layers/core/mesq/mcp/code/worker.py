@@ -453,6 +453,8 @@ class _Checkpoints:
     def noted(self) -> None:
         """On V8's thread, the script paused inside checkpoint(): read the box, send or hold."""
         try:
+            if self.closed:  # the run has ended (a continuation may still run): nothing is read
+                return
             box = self.box
             length = box[0] | box[1] << 8 | box[2] << 16 | box[3] << 24
             if length > (len(box) - 4) // 2:
@@ -615,16 +617,16 @@ def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
         end["stopped"] = "memory"
     except Exception:  # a fault in the worker is the run's report, not a crash; no internal name leaks
         end["thrown"] = "the sandbox failed and the run was stopped"
-    if end["stopped"] == "memory" or racer.was_hard_memory_limit_reached():
-        end["stopped"] = "memory"  # the isolate is closed with the process (the worker retires)
-    else:
-        racer.close()
     # Every checkpoint was sent as it was made (the one held back goes now): the server keeps
     # the last, and it is the result wherever nothing was returned (docs/contract.md §11).
     if checkpoints is not None:
         checkpoints.close()
     if registered is not None:
         _SYNCHRONOUS.pop(registered, None)
+    if end["stopped"] == "memory" or racer.was_hard_memory_limit_reached():
+        end["stopped"] = "memory"  # the isolate is closed with the process (the worker retires)
+    else:
+        racer.close()
     # After a stop the process is not reused: V8 may still be busy in the stopped code (mini-racer
     # runs promise continuations outside the timed evaluation) or short of memory; a fresh worker
     # is already starting beside this one (pool.py).
