@@ -627,3 +627,127 @@ def test_a_large_answer_is_encoded_in_slices_as_a_whole_would_be(monkeypatch):
     for cut in range(len(text)):
         sample = text[cut:]
         assert sandbox.answer_bytes(12, sample) == compact([12, True, sample]).encode("utf-8"), cut
+
+
+_GROW_HELD = "for (;;) kept.push(new Array(10000).fill(1.5));"
+
+
+@pytest.mark.parametrize("memory_mb", [16, 64, 128])
+def test_the_last_checkpoint_is_the_result_of_a_memory_stop_at_every_budget(pool, memory_mb):
+    """docs/contract.md §11: a memory stop's result is the last checkpoint, at every budget,
+    made before the last call or after it, while the script holds its memory. Before: at 128 MB
+    the worker died (V8 passed the process's 768 MB data limit before its own heap limit stopped
+    the script, and the checkpoint lived only in the worker): `the sandbox process ran out of
+    memory` with no result. Now the server keeps each checkpoint as it is made, and the data limit
+    leaves V8 room to stop the script itself (no `thrown`: the worker reported the stop)."""
+    before = asyncio.run(
+        go("globalThis.kept = []; checkpoint({step: 1}); await mesq.x({}); " + _GROW_HELD, memory_mb=memory_mb)
+    )
+    assert before.stopped == "memory" and before.result_json == '{"step":1}', before
+    after = asyncio.run(
+        go("globalThis.kept = []; await mesq.x({}); checkpoint({step: 2}); " + _GROW_HELD, memory_mb=memory_mb)
+    )
+    assert after.stopped == "memory" and after.result_json == '{"step":2}', after
+    assert before.thrown is None and after.thrown is None, (before, after)
+    assert asyncio.run(go("return 'after'")).result_json == '"after"'  # a fresh worker answers
+
+
+def test_a_worker_killed_with_sigkill_still_answers_its_last_checkpoint(pool):
+    """The server keeps each checkpoint as the script makes it, so a worker that dies of any
+    cause still yields the last one, here one made after the last call and before a CPU loop
+    (which the worker itself could not read: the loop holds V8), with a stop that says so.
+    Before: no result at all."""
+    before = set(_children_pids())
+    calls: list[float] = []
+
+    async def noting(name: str, arguments: str) -> str:
+        calls.append(time.monotonic())
+        return json.dumps({"data": 1})
+
+    async def body() -> sandbox.Outcome:
+        task = asyncio.create_task(
+            run_program(
+                "checkpoint({step: 1}); await mesq.x({}); checkpoint({step: 2, big: 'y'.repeat(500)}); for (;;) {}",
+                user="u1",
+                reach=["x"],
+                known=["x"],
+                context=CONTEXT,
+                host=noting,
+                frame_full=lambda name, used, limit: "full",
+                timeout_s=10,
+                memory_bytes=32 << 20,
+                max_output_chars=1000,
+            )
+        )
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if calls and time.monotonic() - calls[0] > 0.5:
+                break
+        spare = {worker.process.pid for worker in pool._idle}
+        killed = [pid for pid in _children_pids() if pid not in spare and pid not in before]
+        assert len(killed) == 1
+        os.kill(killed[0], signal.SIGKILL)
+        return await asyncio.wait_for(task, 5)
+
+    outcome = asyncio.run(body())
+    assert outcome.stopped == "memory" and json.loads(outcome.result_json) == {"step": 2, "big": "y" * 500}, outcome
+    assert outcome.thrown is not None and "SIGKILL" in outcome.thrown, outcome
+    assert asyncio.run(go("return 3")).result_json == "3"
+
+
+def test_checkpoints_in_a_tight_loop_reach_the_server_rate_limited_and_the_last_one_wins(pool, monkeypatch):
+    """A script that checkpoints 20,000 times sends a burst, then at most CHECKPOINTS_PER_S a
+    second (the server never decodes a frame per call), and the last one is the result."""
+    from mesq.mcp.code import worker as worker_module
+
+    taken: list[Any] = []
+    take = sandbox._Kept.take
+
+    def counting(self: Any, kept: Any) -> None:
+        taken.append(kept)
+        take(self, kept)
+
+    monkeypatch.setattr(sandbox._Kept, "take", counting)
+    started = time.monotonic()
+    outcome = asyncio.run(go("for (let i = 0; i < 20000; i++) checkpoint(i); for (;;) {}", timeout_s=1))
+    took = time.monotonic() - started
+    assert outcome.stopped == "time" and outcome.result_json == "19999", outcome
+    most = worker_module.CHECKPOINT_BURST + took * worker_module.CHECKPOINTS_PER_S + 2
+    assert len(taken) <= most, (len(taken), most)
+
+
+def test_the_server_takes_only_a_well_formed_bounded_checkpoint_for_this_run():
+    """What a worker sends as a checkpoint is checked on the server: anything but the worker's
+    cut result (or its too-deep report), or a result longer than the crossing cap, ends the run
+    as a misbehaving worker; a checkpoint is kept per run only."""
+    kept = sandbox._Kept(100)
+    kept.take({"result": "[1]", "truncated": False, "size": 3})
+    too_long = {"result": "x" * (2 * 100 + 1025), "truncated": True, "size": 9}
+    for forged in (
+        [], {"result": 1, "truncated": False, "size": 3}, too_long,
+        {"result": "1", "truncated": False, "size": 1, "user": "u2"}, {"thrown": 5}, {"result": "1"},
+    ):  # fmt: skip
+        with pytest.raises(pool_module.WorkerGone):
+            kept.take(forged)
+    assert kept.into(sandbox.Outcome(stopped="memory")).result_json == "[1]"
+    assert kept.into(sandbox.Outcome(result_json='"returned"')).result_json == '"returned"'
+    assert sandbox._Kept(100).into(sandbox.Outcome(stopped="memory")).result_json is None  # another run's is not there
+
+
+def test_a_script_cannot_replace_the_checkpoint_channel(pool):
+    """The bridge takes the worker's note function once, before the program runs: a script
+    that attaches its own, or calls the bridge, changes nothing that is sent."""
+    code = (
+        "try { __mesqBridge.attach(() => { throw new Error('x'); }); } catch (e) {} "
+        "checkpoint({mine: true}); globalThis.kept = []; " + _GROW_HELD
+    )
+    outcome = asyncio.run(go(code, memory_mb=16))
+    assert outcome.stopped == "memory" and outcome.result_json == '{"mine":true}', outcome
+
+
+def test_a_checkpoint_after_an_await_before_a_cpu_loop_survives_the_time_stop(pool):
+    """The case docs/MCP/code-mode.md called lost: after an `await`, mini-racer runs the rest of
+    the script outside the timed evaluation, so the worker cannot read anything from V8 after the
+    stop. The checkpoint reached the server when it was made. Before: no result."""
+    outcome = asyncio.run(go("await mesq.x({}); checkpoint({step: 3}); for (;;) {}", timeout_s=1))
+    assert outcome.stopped == "time" and outcome.result_json == '{"step":3}', outcome

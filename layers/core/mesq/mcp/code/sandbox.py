@@ -14,8 +14,10 @@ only when the first run comes (pool.py).
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 import importlib.util
+import signal
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -26,7 +28,7 @@ from ...kernel.concurrency import run_sync
 from .cutting import compact, well_formed
 from .memory import map_large_blocks
 from .pool import POOL, Worker, WorkerGone
-from .worker import MAX_TO_WORKER
+from .worker import MAX_THROWN_CHARS, MAX_TO_WORKER, crossing_chars
 
 StopKind = Literal["time", "memory"]
 
@@ -36,6 +38,9 @@ GRACE_S = 1.5
 #: resident size at start and twice its heap budget.
 WATCH_S = 0.25
 RSS_SLACK_BYTES = 64 * 1024 * 1024
+#: How long a dead worker's exit status is waited for (it names the stop's cause).
+EXIT_POLLS = 10
+EXIT_POLL_S = 0.01
 #: What one batch's answers may add up to (UTF-8 JSON): the frame to the worker, less room for
 #: the refusals of the calls left out (at most a batch of short messages) and the frame's braces.
 ANSWERS_BYTES = MAX_TO_WORKER - 64 * 1024
@@ -143,32 +148,93 @@ async def _drive(worker: Worker, job: dict[str, Any], answers: _Answers, deadlin
     # check, growing past the heap (measured: 460 MB resident under 16 MB): the worker's resident
     # memory is watched, and past its ceiling the worker is killed as a memory stop.
     ceiling = worker.ready_rss + 2 * int(job["memoryBytes"]) + RSS_SLACK_BYTES
+    # The last checkpoint, kept here as the worker sends each one (when checkpoint() is called):
+    # the result of a run that returned nothing, however its worker ended (docs/contract.md §11).
+    kept = _Kept(int(job["maxOutputChars"]))
     try:
         await worker.send({"run": job})
         while True:
             try:
                 message = await worker.receive(min(WATCH_S, deadline - time.monotonic()))
             except TimeoutError:
-                if worker.rss_bytes() > ceiling:
-                    return _ran_out(), False
+                if worker.rss_bytes() > ceiling:  # killed when released
+                    return kept.into(_ran_out(None)), False
                 if time.monotonic() >= deadline:
-                    return Outcome(stopped="time"), False
+                    return kept.into(Outcome(stopped="time")), False
+                continue
+            if "kept" in message:
+                kept.take(message["kept"])
                 continue
             if "calls" in message:
                 await worker.send_parts(await answers.frame(message["calls"]))
                 continue
             if "end" in message:
                 outcome, retire = _ended(message["end"])
-                return outcome, not retire
+                return kept.into(outcome), not retire
             raise WorkerGone("the worker sent an unknown message")
     except WorkerGone:
-        # V8 aborts its process when the heap cannot grow (and RLIMIT_DATA makes that happen
-        # early): a worker that dies mid-run ran out of memory.
-        return _ran_out(), False
+        # V8 aborts its process when the heap cannot grow: a worker that dies mid-run is a
+        # memory stop, answered with the last checkpoint it sent.
+        return kept.into(_ran_out(await _exit_code(worker))), False
 
 
-def _ran_out() -> Outcome:
-    return Outcome(stopped="memory", thrown="the sandbox process ran out of memory and was stopped")
+async def _exit_code(worker: Worker) -> int | None:
+    """A dead worker's exit status, waited for briefly (the pipe's end can come just before it)."""
+    code = worker.process.poll()
+    for _ in range(EXIT_POLLS):
+        if code is not None:
+            break
+        await asyncio.sleep(EXIT_POLL_S)
+        code = worker.process.poll()
+    return code
+
+
+def _ran_out(code: int | None) -> Outcome:
+    """A worker that died or was killed mid-run (`code`: its exit status, if known): a memory
+    stop, saying how it ended."""
+    if code is not None and -code == signal.SIGKILL:
+        how = "the sandbox process was killed (SIGKILL: out of memory, or stopped by the system)"
+    elif code is not None and -code in (signal.SIGTRAP, signal.SIGABRT):
+        how = "the sandbox process ran out of memory (V8 aborted it)"
+    else:
+        how = "the sandbox process ran out of memory"
+    return Outcome(stopped="memory", thrown=f"{how} and was stopped")
+
+
+class _Kept:
+    """The run's last checkpoint as the worker sent it (cut to `maxOutputChars` there), checked
+    here: a message that is not what the worker writes ends the run (WorkerGone), and whatever
+    a worker sends is this run's only (a `_Kept` lives for one run)."""
+
+    def __init__(self, max_output_chars: int) -> None:
+        # What the worker's cut can make of `maxOutputChars`: compact JSON, escapes included.
+        self.cap = crossing_chars(max_output_chars)
+        self.last: dict[str, Any] | None = None
+
+    def take(self, kept: Any) -> None:
+        if not isinstance(kept, dict):
+            raise WorkerGone("the worker's checkpoint is not an object")
+        if set(kept) == {"thrown"} and isinstance(kept["thrown"], str):
+            self.last = {"thrown": kept["thrown"][:MAX_THROWN_CHARS]}
+            return
+        result, truncated, size = kept.get("result"), kept.get("truncated"), kept.get("size")
+        if not (set(kept) == {"result", "truncated", "size"} and isinstance(result, str) and len(result) <= self.cap
+                and isinstance(truncated, bool) and isinstance(size, int) and size >= 0):  # fmt: skip
+            raise WorkerGone("the worker's checkpoint is malformed")
+        self.last = {"result": result, "truncated": truncated, "size": size}
+
+    def into(self, outcome: Outcome) -> Outcome:
+        """`outcome` with the last checkpoint as its result where the script returned none."""
+        if self.last is None or outcome.result_json is not None:
+            return outcome
+        if "thrown" in self.last:
+            if outcome.thrown is None:
+                outcome.thrown = self.last["thrown"]
+            return outcome
+        outcome.result_json = self.last["result"]
+        outcome.truncated = self.last["truncated"]
+        outcome.size = self.last["size"]
+        return outcome
 
 
 class _Answers:

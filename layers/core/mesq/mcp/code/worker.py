@@ -13,6 +13,7 @@ Protocol: frames of a 4-byte big-endian length and a UTF-8 JSON object, each sid
     server -> worker  {"run": {source, reach, known, context, timeoutMs, memoryBytes, maxOutputChars}}
     worker -> server  {"calls": [[id, name, argsJSON], ...]}   the script awaits these
     server -> worker  {"answers": [[id, ok, text], ...]}       ok=false rejects with BudgetExceeded
+    worker -> server  {"kept": {result, truncated, size} | {thrown}}   each checkpoint, as it is made
     worker -> server  {"end": {result, truncated, size, thrown, stopped, retire}}
 After `end` with `retire` (a memory stop: the isolate may be unusable) the worker exits.
 
@@ -24,7 +25,11 @@ converted whole could exhaust the process's data limit inside mini-racer's callb
 MemoryError left the evaluation waiting out its timeout; a conversion that fails anyway is an
 error of the evaluation (`_guard_conversions`), and a MemoryError anywhere is a memory stop.
 
-The program never calls Python. A call to `mesq.<tool>(args)` queues `[id, name, argsJSON]` and
+The program calls Python only through checkpoint(): the prelude writes the checkpoint's sized
+JSON into memory it shares with this process and calls a function of mini-racer's that runs a
+handler on V8's thread before it returns (`_synchronous_callback`), which sends it to the server:
+the server keeps the last one, so a worker that dies (memory, a crash, SIGKILL) still has one.
+A call to `mesq.<tool>(args)` queues `[id, name, argsJSON]` and
 returns a promise; this loop polls the queue between evaluations and settles each promise with
 the server's answer, which runs the program on to its next `await`. The bridge (`_PRELUDE`)
 takes every built-in it uses before the program runs and builds its poll text by hand from
@@ -34,12 +39,14 @@ methods cannot change what crosses; the poll text is still validated strictly (`
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import json
 import os
 import struct
 import sys
+import threading
 import time
 from typing import Any, BinaryIO
 
@@ -68,25 +75,20 @@ MAX_THROWN_CHARS = 1_000
 #: is one U+FFFD after the cut): a result made of them may be cut shorter than its budget.
 CROSSING_WIDTH = 2
 CROSSING_SLACK = 1024
-#: What one last read of the checkpoint may take after a time stop.
-FINAL_POLL_S = 0.2
-#: After a memory stop: how long the last read may take in all, in how many tries (the first is
-#: often still terminated, ~60 ms after the stop; a loaded machine needs more).
-FINAL_MEMORY_READ_S = 0.6
-FINAL_READS = 6
-FINAL_READ_PAUSE_S = 0.02
-#: What a memory stop's last read may add to the heap: the checkpoint's crossing text (at most
-#: twice 100,000 characters and some room, UTF-16) with ample room to spare.
-READ_HEADROOM_BYTES = 4 * 1024 * 1024
-#: How far past its limit V8 may have filled the heap when it is stopped (measured: 29 MB under
-#: 16 MB; the heap's statistics, which come back empty for a while after a stop, cannot say).
-READ_OVERSHOOT = 3
+#: Checkpoints sent to the server at once, then at most this many a second (a token bucket): a
+#: script that checkpoints in a tight loop cannot make the server decode a frame for each; the
+#: latest held back is sent as soon as a token comes back (a timer), and before the run's `end`.
+CHECKPOINT_BURST = 8
+CHECKPOINTS_PER_S = 10.0
 #: Answers are settled by evaluations whose source holds their text, and V8's compilation cache
 #: keeps every source it compiled: past this many characters of answers, the isolate is told
 #: memory is low (a full collection that also empties that cache). Without it, answers a script
 #: dropped still filled its heap (the 11th 1 MB answer under 16 MB was a memory stop).
 SETTLED_CHARS_BEFORE_COLLECTING = 1024 * 1024
 _HEADER = struct.Struct(">I")
+#: The checkpoint box's text is UTF-16: its codec is imported now, while files can still be opened
+#: (the confined worker cannot import it later).
+codecs.lookup("utf-16-le")
 
 #: Globals removed before the program runs: timers (mini-racer installs a `setTimeout`) would
 #: outlive the run; `WebAssembly`, `Atomics` and every `ArrayBuffer`-backed type keep their memory
@@ -109,18 +111,23 @@ _HARDEN = (
 #: a name that is no tool is absent from it, yet calling it gets the error tools/call gives, thrown
 #: as a ToolError like every failed call unless the script passed `{results: true}`; `mesq.context` is the
 #: user's "now", a frozen object that is not one of its keys), `checkpoint(value)` (its
-#: JSON is kept when it is called), and the three functions this loop calls, on a global the
-#: program cannot replace. Only null-prototype objects and captured built-ins are used after the
-#: program starts; the poll text is concatenated from strings and integers.
+#: JSON is sent to the server before it returns: `_Checkpoints`), and the functions this loop
+#: calls, on a global the program cannot replace. Only null-prototype objects and captured
+#: built-ins are used after the program starts; the poll text is concatenated from strings and
+#: integers. Run before `_HARDEN` (the checkpoint box is a typed array); returns the box.
 _PRELUDE = r"""
-((reach, known, userContext, maxArgs, maxBatch, maxName, maxThrown) => {
+((reach, known, userContext, maxArgs, maxBatch, maxName, maxThrown, keptCap) => {
+  // The checkpoint's box: [its sized text's length (two 16-bit halves), its UTF-16 units], read
+  // by the worker's Python in place (no conversion, no V8 call) when `note` says it changed.
+  // Made before the typed arrays are removed, and never reachable from the program.
+  const box = new ArrayBuffer(4 + 2 * (keptCap + 16)), units = new Uint16Array(box);
   const stringify = JSON.stringify, parse = JSON.parse, apply = Reflect.apply, create = Object.create;
   const sliceText = String.prototype.slice, codeAt = String.prototype.charCodeAt;
   const then = Promise.prototype.then, PromiseCtor = Promise, ErrorCtor = Error, ProxyCtor = Proxy;
   const toText = String, define = Object.defineProperty, freeze = Object.freeze;
   const AsyncFunction = (async () => {}).constructor;
   const pending = create(null), waiters = create(null);
-  let head = 0, tail = 0, kept, keptChanged = false, doneJson, doneThrown, done = false;
+  let head = 0, tail = 0, note, doneJson, doneThrown, done = false;
   const text = (value, otherwise = "?") => {
     try { const t = toText(value); return typeof t === "string" ? t : otherwise; } catch (e) { return otherwise; }
   };
@@ -186,12 +193,6 @@ _PRELUDE = r"""
          : undefined),
     set: () => false, defineProperty: () => false, deleteProperty: () => false,
   })});
-  globalThis.checkpoint = (value) => {
-    let json;
-    try { json = stringify(value); } catch (e) { json = undefined; }
-    if (typeof json === "string") { kept = json; keptChanged = true; }
-    return value;
-  };
   // At most `cap` UTF-16 units of `value`, never ending in half a surrogate pair (a lone
   // surrogate cannot cross into Python).
   const first = (value, cap) => {
@@ -202,6 +203,24 @@ _PRELUDE = r"""
   // A JSON text as `<its length>:<at most cap characters of it>`: only what the cut can keep
   // crosses into Python, however large the value.
   const sized = (json, cap) => json.length + ":" + first(json, cap);
+  // checkpoint(value): its sized JSON goes into the box and `note` (a function of the worker's,
+  // called synchronously) sends it to the server before checkpoint returns, so the server holds
+  // the last checkpoint whatever happens to this process afterwards.
+  globalThis.checkpoint = (value) => {
+    let json;
+    try { json = stringify(value); } catch (e) { json = undefined; }
+    if (typeof json === "string" && note !== undefined) {
+      const kept = sized(json, keptCap);
+      const length = kept.length;
+      for (let i = 0; i < length; i++) units[2 + i] = apply(codeAt, kept, [i]);
+      units[0] = length & 0xFFFF;
+      units[1] = length >>> 16;
+      try { note(); } catch (e) {}
+    }
+    return value;
+  };
+  // The worker's `note`, given once before the program runs; later calls change nothing.
+  const attach = (given) => { if (note === undefined) note = given; };
   const finish = (json, thrown) => {
     if (done) return;
     done = true; doneJson = json; doneThrown = thrown === undefined ? undefined : first(thrown, maxThrown);
@@ -229,16 +248,12 @@ _PRELUDE = r"""
       head++;
       count++;
     }
-    const changed = keptChanged;
-    keptChanged = false;
-    const flags = '"done":' + (done ? "true" : "false") + ',"kept":' + (changed ? "true" : "false");
-    return '{"calls":[' + calls + "]," + flags + "}";
+    return '{"calls":[' + calls + '],"done":' + (done ? "true" : "false") + "}";
   };
   // As JSON: a string with a lone surrogate cannot cross into Python (mini-racer's UTF-8
   // decoding fails and the evaluation never returns); JSON.stringify escapes it.
   const outcome = () => done && doneThrown !== undefined ? stringify(doneThrown) : null;
   const result = (cap) => done && doneThrown === undefined ? sized(doneJson, cap) : null;
-  const checkpoint = (cap) => kept === undefined ? null : sized(kept, cap);
   const settle = (id, ok, answer) => {
     const waiter = waiters[id];
     delete waiters[id];
@@ -256,8 +271,9 @@ _PRELUDE = r"""
       } else waiter.ok(envelope);
     } catch (e) { waiter.fail(e); }  // whatever the script changed, its call settles
   };
-  const bridge = {__proto__: null, run, poll, settle, outcome, result, checkpoint};
+  const bridge = {__proto__: null, run, poll, settle, outcome, result, attach};
   define(globalThis, "__mesqBridge", {value: freeze(bridge)});
+  return box;
 })
 """
 
@@ -266,19 +282,19 @@ class BadState(ValueError):
     """The bridge's poll text is not what the prelude writes."""
 
 
-def _state(text: Any) -> tuple[list[tuple[int, str, str]], bool, bool]:
-    """The poll text, validated strictly: (calls, done, whether checkpoint() was called since)."""
+def _state(text: Any) -> tuple[list[tuple[int, str, str]], bool]:
+    """The poll text, validated strictly: (calls, done)."""
     if not isinstance(text, str) or len(text) > MAX_POLL_CHARS:
         raise BadState("the bridge state is not a bounded string")
     try:
         state = json.loads(text)
     except (ValueError, RecursionError) as error:
         raise BadState("the bridge state is not JSON") from error
-    if not isinstance(state, dict) or set(state) != {"calls", "done", "kept"}:
+    if not isinstance(state, dict) or set(state) != {"calls", "done"}:
         raise BadState("the bridge state has the wrong members")
-    calls, done, kept = state["calls"], state["done"], state["kept"]
-    if not isinstance(done, bool) or not isinstance(kept, bool):
-        raise BadState("the bridge state's flags are not booleans")
+    calls, done = state["calls"], state["done"]
+    if not isinstance(done, bool):
+        raise BadState("the bridge state's flag is not a boolean")
     if not isinstance(calls, list) or len(calls) > MAX_BATCH:
         raise BadState("the bridge state's calls are not a short list")
     checked: list[tuple[int, str, str]] = []
@@ -293,7 +309,7 @@ def _state(text: Any) -> tuple[list[tuple[int, str, str]], bool, bool]:
         if not (isinstance(arguments, str) and len(arguments) <= MAX_ARGS_CHARS):
             raise BadState("a call's arguments are not a bounded string")
         checked.append((call_id, name, arguments))
-    return checked, done, kept
+    return checked, done
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -364,11 +380,13 @@ class Channel:
     def __init__(self, incoming: BinaryIO, outgoing: BinaryIO) -> None:
         self.incoming = incoming
         self.outgoing = outgoing
+        self.sending = threading.Lock()  # checkpoints are sent from V8's thread (`_Checkpoints`)
 
     def send(self, message: dict[str, Any]) -> None:
         body = compact(message).encode("utf-8")
-        self.outgoing.write(_HEADER.pack(len(body)) + body)
-        self.outgoing.flush()
+        with self.sending:
+            self.outgoing.write(_HEADER.pack(len(body)) + body)
+            self.outgoing.flush()
 
     def receive(self) -> dict[str, Any] | None:
         header = self.incoming.read(_HEADER.size)
@@ -411,6 +429,113 @@ def _guard_conversions() -> None:
     setattr(_context.Context, "_value_handle_to_python", guarded)  # noqa: B010 - a method: mypy refuses the assignment
 
 
+class _Checkpoints:
+    """The script's checkpoints, each sent to the server (`{"kept": ...}`, parsed, depth-checked
+    and cut here like a result) when checkpoint() is called: V8's thread runs `noted` before
+    checkpoint() returns, so a worker that dies afterwards, of any cause, has already handed
+    its last checkpoint over. Bounded: the box holds at most the crossing text; past the
+    burst, the latest waits for a token (`CHECKPOINTS_PER_S`, a timer sends it). Nothing is sent
+    after `close`, so no checkpoint of this run reaches the server after its `end`."""
+
+    def __init__(self, channel: Channel, box: memoryview, crossing: int, max_output: int) -> None:
+        self.channel = channel
+        self.box = box
+        self.crossing = crossing
+        self.max_output = max_output
+        self.lock = threading.Lock()
+        self.pending: tuple[str, int] | None = None
+        self.tokens = float(CHECKPOINT_BURST)
+        self.refilled = time.monotonic()
+        self.timer: threading.Timer | None = None
+        self.closed = False
+        self.fault: BaseException | None = None  # BadState or MemoryError: the main loop raises it
+
+    def noted(self) -> None:
+        """On V8's thread, the script paused inside checkpoint(): read the box, send or hold."""
+        try:
+            if self.closed:  # the run has ended (a continuation may still run): nothing is read
+                return
+            box = self.box
+            length = box[0] | box[1] << 8 | box[2] << 16 | box[3] << 24
+            if length > (len(box) - 4) // 2:
+                raise BadState("the checkpoint's length is past its box")
+            crossed = _sized(bytes(box[4 : 4 + 2 * length]).decode("utf-16-le", "replace"), self.crossing)
+            with self.lock:
+                if self.closed or crossed is None:
+                    return
+                self.pending = crossed
+                self._send_or_wait()
+        except (BadState, MemoryError) as fault:
+            self.fault = self.fault or fault
+        except Exception as fault:  # nothing may escape into mini-racer's callback
+            self.fault = self.fault or BadState(f"the checkpoint could not be read ({type(fault).__name__})")
+
+    def _send_or_wait(self) -> None:
+        now = time.monotonic()
+        self.tokens = min(float(CHECKPOINT_BURST), self.tokens + (now - self.refilled) * CHECKPOINTS_PER_S)
+        self.refilled = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            self._send()
+        elif self.timer is None:
+            self.timer = threading.Timer((1 - self.tokens) / CHECKPOINTS_PER_S, self._due)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _due(self) -> None:
+        with self.lock:
+            self.timer = None
+            if not self.closed and self.pending is not None:
+                self._send_or_wait()
+
+    def _send(self) -> None:
+        crossed, self.pending = self.pending, None
+        if crossed is not None:
+            with contextlib.suppress(OSError, ValueError):  # the server went away: nobody waits
+                self.channel.send({"kept": _result(crossed, self.max_output)})
+
+    def close(self) -> None:
+        """Send the checkpoint still held (the run is ending) and send nothing after it."""
+        with self.lock:
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            if not self.closed:
+                self._send()
+            self.closed = True
+
+
+#: mini-racer's callbacks from JS that run synchronously on V8's thread, by (context, callback id).
+_SYNCHRONOUS: dict[tuple[int, int], Any] = {}
+
+
+def _synchronous_callback(racer: Any, handler: Any) -> Any:
+    """A JS function that runs `handler()` on V8's thread before it returns (the script waits).
+    mini-racer passes every callback to its event loop, where a read of the JS arguments would
+    wait for the isolate the script holds: this one takes no arguments and its handler reads
+    memory the prelude shares (`box`)."""
+    from py_mini_racer import _context
+
+    if not getattr(_context.Context.handle_callback_from_v8, "mesq_synchronous", False):
+        queued = _context.Context.handle_callback_from_v8
+
+        def dispatch(self: Any, callback_id: int, raw: Any) -> None:
+            synchronous = _SYNCHRONOUS.get((id(self), callback_id))
+            if synchronous is None:
+                queued(self, callback_id, raw)
+                return
+            self._free(raw)  # the (empty) arguments array
+            synchronous()
+
+        dispatch.mesq_synchronous = True  # type: ignore[attr-defined]
+        setattr(_context.Context, "handle_callback_from_v8", dispatch)  # noqa: B010 - as in _guard_conversions
+    context = racer._ctx
+    callback_id = next(context._next_async_callback_id)
+    _SYNCHRONOUS[(id(context), callback_id)] = handler
+    raw = context._dll.mr_make_js_callback(context._ctx, callback_id)
+    return context._value_handle_to_python(context._wrap_raw_handle(raw)), (id(context), callback_id)
+
+
 def run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
     """One program, start to end -> the `end` message's body."""
     try:
@@ -430,9 +555,9 @@ def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
     racer = MiniRacer()
     racer.set_hard_memory_limit(int(job["memoryBytes"]))
     returned: tuple[str, int] | None = None
-    kept: tuple[str, int] | None = None
+    checkpoints: _Checkpoints | None = None
+    registered: tuple[int, int] | None = None
     settled = 0  # characters of answers settled since the compilation cache was last emptied
-    python_out_of_memory = False  # a MemoryError here: the isolate is not read again
 
     def evaluate(code: str, left: float | None = None) -> Any:
         left = deadline - time.monotonic() if left is None else left
@@ -440,19 +565,24 @@ def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
             raise JSTimeoutException()
         return racer.eval(code, timeout_sec=left)
 
-    def read_checkpoint(left: float | None = None) -> tuple[str, int] | None:
-        return _sized(evaluate(f"__mesqBridge.checkpoint({crossing})", left), crossing)
+    def checked(value: Any) -> Any:
+        if checkpoints is not None and checkpoints.fault is not None:
+            raise checkpoints.fault
+        return value
 
     try:
-        evaluate(_HARDEN)
         reach, known, context = (json.dumps(job[key]) for key in ("reach", "known", "context"))
-        limits = f"{MAX_ARGS_CHARS}, {MAX_BATCH}, {MAX_NAME_CHARS}, {MAX_THROWN_CHARS}"
-        evaluate(f"({_PRELUDE})({reach}, {known}, {context}, {limits}); 0")
+        limits = f"{MAX_ARGS_CHARS}, {MAX_BATCH}, {MAX_NAME_CHARS}, {MAX_THROWN_CHARS}, {crossing}"
+        box = evaluate(f"({_PRELUDE})({reach}, {known}, {context}, {limits})")
+        if not isinstance(box, memoryview):
+            raise BadState("the checkpoint box is not memory")
+        evaluate(_HARDEN)
+        checkpoints = _Checkpoints(channel, box, crossing, max_output)
+        note, registered = _synchronous_callback(racer, checkpoints.noted)
+        evaluate("(note) => __mesqBridge.attach(note)")(note)
         evaluate(f"__mesqBridge.run({json.dumps(job['source'])}); 0")
         while True:
-            calls, done, kept_changed = _state(evaluate("__mesqBridge.poll()"))
-            if kept_changed:
-                kept = read_checkpoint()
+            calls, done = _state(checked(evaluate("__mesqBridge.poll()")))
             if done:
                 thrown = _thrown(evaluate("__mesqBridge.outcome()"))
                 if thrown is not None:
@@ -473,6 +603,7 @@ def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
             if settled >= SETTLED_CHARS_BEFORE_COLLECTING:
                 racer.low_memory_notification()
                 settled = 0
+        checked(None)
     except (JSTimeoutException, JSOOMException) as stop:
         # The hard limit's stop can surface as a timeout (V8 is terminated while collecting), so
         # the isolate is asked which one it was, whatever the program was awaiting.
@@ -480,61 +611,31 @@ def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
             end["stopped"] = "memory"
         else:
             end["stopped"] = "time"
-            # checkpoint() keeps its JSON when it is called; one short read brings out the last
-            # one. It fails only where the stop came in code after an `await` that never yielded
-            # again (mini-racer runs promise continuations outside the timed evaluation, and
-            # they stay busy until the isolate is closed): then the last checkpoint read at a
-            # call stands.
-            with contextlib.suppress(Exception):
-                kept = read_checkpoint(FINAL_POLL_S)
     except BadState as error:
         end["thrown"] = f"the sandbox bridge was tampered with ({error}); the run was stopped"
     except MemoryError:  # in this process, outside V8's heap: still the run's memory, never its time
         end["stopped"] = "memory"
-        python_out_of_memory = True
     except Exception:  # a fault in the worker is the run's report, not a crash; no internal name leaks
         end["thrown"] = "the sandbox failed and the run was stopped"
+    # Every checkpoint was sent as it was made (the one held back goes now): the server keeps
+    # the last, and it is the result wherever nothing was returned (docs/contract.md §11).
+    if checkpoints is not None:
+        checkpoints.close()
+    if registered is not None:
+        _SYNCHRONOUS.pop(registered, None)
     if end["stopped"] == "memory" or racer.was_hard_memory_limit_reached():
-        end["stopped"] = "memory"
-        if not python_out_of_memory:
-            # A checkpoint made after the last call is still only in V8 (docs/contract.md §11:
-            # the result is the last checkpoint the script made). Reading it needs no new heap
-            # but its short text; the stopped code's garbage is collected first, and a read the
-            # limit stops again leaves the checkpoint read at a call.
-            kept = _final_checkpoint(racer, read_checkpoint, kept, int(job["memoryBytes"]))
+        end["stopped"] = "memory"  # the isolate is closed with the process (the worker retires)
     else:
         racer.close()
-    # After a stop the process is not reused: V8 may still be busy in the stopped code (above)
-    # or short of memory; a fresh worker is already starting beside this one (pool.py).
+    # After a stop the process is not reused: V8 may still be busy in the stopped code (mini-racer
+    # runs promise continuations outside the timed evaluation) or short of memory; a fresh worker
+    # is already starting beside this one (pool.py).
     end["retire"] = end["stopped"] is not None
-    complete = returned if returned is not None else kept
-    if complete is not None:
-        end.update(_result(complete, max_output))
+    if returned is not None:
+        end.update(_result(returned, max_output))
     if isinstance(end.get("thrown"), str):
         end["thrown"] = end["thrown"][:MAX_THROWN_CHARS]
     return end
-
-
-def _final_checkpoint(racer: Any, read: Any, kept: tuple[str, int] | None, limit: int) -> tuple[str, int] | None:
-    """The checkpoint after a memory stop, read in up to FINAL_READS short tries within
-    FINAL_MEMORY_READ_S: each asks the isolate to collect (the stopped code's garbage goes) and lifts its
-    limit to READ_OVERSHOOT times the budget and READ_HEADROOM_BYTES (the script's own memory
-    stays, past the limit by V8's overshoot, and the read's text needs room: it adds no more than
-    that text). A try can fail (the first right after a stop is often still terminated; the limit
-    can be met again); every failure keeps `kept`, the checkpoint read at a call. The isolate is
-    closed with the process (the worker retires)."""
-    stop_at = time.monotonic() + FINAL_MEMORY_READ_S
-    for _ in range(FINAL_READS):
-        left = stop_at - time.monotonic()
-        if left <= 0:
-            break
-        try:
-            racer.low_memory_notification()
-            racer.set_hard_memory_limit(READ_OVERSHOOT * limit + READ_HEADROOM_BYTES)
-            return read(left) or kept
-        except Exception:
-            time.sleep(FINAL_READ_PAUSE_S)
-    return kept
 
 
 def _answers(reply: dict[str, Any] | None) -> list[tuple[int, bool, str]]:
