@@ -112,6 +112,23 @@ def test_run_code_says_what_a_call_answers_as_a_script_gets_it(mcp):
     assert "(data: as search_tools' signature says)" in described
 
 
+def test_a_batch_logs_one_line_per_run_of_like_calls_not_one_per_call(mcp):
+    # A 110-call batch answered 110 lines of `create_memo ok 1ms write`: ~3 KB the model reads for
+    # nothing, out of the quarter of maxOutputChars the log may take from the result.
+    client = mcp(scopes="memo:read,memo:write")
+    code = """
+      for (let i = 0; i < 40; i++) await mesq.list_tags({});
+      await mesq.get_memo({id: 'gone'}, {results: true});
+      for (let i = 0; i < 3; i++) await mesq.list_tags({});
+      return 1
+    """
+    data = client.ok("run_code", {"code": code, "maxCalls": 50})
+    assert len(data["log"]) == 3, data["log"]
+    assert re.fullmatch(r"list_tags ok \d+(-\d+)?ms x40", data["log"][0]), data["log"]
+    assert data["log"][1].startswith("get_memo NOT_FOUND ") and " x" not in data["log"][1]
+    assert re.fullmatch(r"list_tags ok \d+(-\d+)?ms x3", data["log"][2]) and "logDropped" not in data
+
+
 def test_run_code_answers_unknown_names_as_not_found_and_serialises_lone_surrogates(mcp):
     """Through tools/call: a name too long for a tool, an empty one and one with a lone surrogate
     are each NOT_FOUND like a short unknown name, and a lone surrogate sent to a tool, thrown or

@@ -103,8 +103,8 @@ RUN_DESCRIPTION = (
     "(ask the user when timeZoneSet is false). "
     "`checkpoint(v)` keeps a partial result: if a budget stops the "
     "run, result is the last one, so continue in a new run (e.g. from its nextOffset). No network, "
-    "files or timers. A reached budget is in `budget`; a long result is cut at a whole element "
-    "(`truncated`); `log` has one line per call."
+    "files or timers. A reached budget is in `budget`; a long result is cut (`truncated`); `log`: "
+    "one line per call (xn: alike in a row)."
 )
 RUN_INPUT: dict[str, Any] = {
     "type": "object",
