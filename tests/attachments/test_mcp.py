@@ -93,6 +93,24 @@ def test_upload_read_and_memo_through_mcp(mcp):  # noqa: F811
     assert session["transport"] == "relay"  # local storage
 
 
+def test_an_attachments_mcp_uri_or_url_given_as_its_path_is_answered_with_the_path(mcp):  # noqa: F811
+    # Every answer puts `mcp_uri` and `url` beside `path`; an agent passed the mcp_uri to
+    # read_memo_resource and read only "not a memo attachment path (users/<you>/memo/<id>)".
+    client = mcp()
+    upload = {"displayName": "笔记.txt", "mimeType": "text/plain", "content": b64(b"hi")}
+    resource = client.ok("upload_memo_resource", upload)
+    for form in ("mcp_uri", "url"):
+        for tool in ("read_memo_resource", "get_memo_resource_metadata"):
+            error = client.fails(tool, {"path": resource[form]})["error"]
+            assert error["code"] == "VALIDATION_ERROR", error
+            assert error["message"] == (
+                f"path: that is an attachment's {form}; pass its path instead: '{resource['path']}'"
+            ), error
+    refused = client.fails("read_memo_resource", {"path": "memo://resource/users%2F..%2Fetc"})["error"]
+    assert "not a memo attachment path" in refused["message"]  # no attachment inside: the usual words
+    assert client.ok("read_memo_resource", {"path": resource["path"]})["content"] == b64(b"hi")
+
+
 def test_resource_read_errors(mcp, fresh_user, mcp_services):  # noqa: F811
     client = mcp()
     resource = client.ok("upload_memo_resource", {"displayName": "p.png", "mimeType": "image/png", "content": b64(PNG)})

@@ -496,3 +496,13 @@ def test_field_rules_are_in_the_field_descriptions():
     for name, key in (("batch_update_todo_tasks", "updates"), ("batch_complete_todo_tasks", "items")):
         entry = dereference(CATALOG.input_schema(name))["properties"][key]["items"]["properties"]
         assert entry["expectedRevision"]["description"] == "From get_todo_task or query_todos"
+
+
+def test_query_todos_says_kind_is_on_each_record_not_a_filter():
+    # "Search tasks, subtasks and inbox records (`kind`)" read as a filter: an agent called
+    # query_todos {kind: "inbox"} and met an unknown field. `kind` is what each record carries.
+    query = CATALOG.tools["query_todos"]
+    assert "kind" not in query.input_schema["properties"]
+    assert "kind" in json.dumps(query.listing.output_schema)
+    assert "(`kind`)" not in query.tool.description
+    assert "records, each with its `kind`." in query.tool.description

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 
 from mesq.auth.scopes import ALL_SCOPES
 from mesq.mcp.code.budgets import LIMITS, Budgets, truncate
-from mesq.mcp.code.handlers import search
+from mesq.mcp.code.handlers import MAX_LOG_LINES, RunLog, search
 from mesq.mcp.code.search import rank
 from mesq.mcp.code.signatures import brief_signature, signature
 from mesq.mcp.service import default_catalog
@@ -179,3 +179,29 @@ def test_code_tools_are_offered_only_with_a_sandbox_that_enforces_every_budget(m
     assert not sandbox.available()  # its timeout cannot stop code after an await
     monkeypatch.setattr(sandbox.importlib.util, "find_spec", lambda name: None)
     assert not sandbox.available()
+
+
+def test_the_run_log_folds_like_calls_and_counts_the_calls_it_leaves_out():
+    log = RunLog()
+    for ms in (3, 1, 7):
+        log.add(f"create_memo ok {ms}ms write")
+    log.add("create_memo VALIDATION_ERROR 2ms write: content: must not be empty")
+    log.add("create_memo ok 5ms write")  # not next to the first three: a line of its own
+    log.add("list_tags refused: call budget")
+    log.add("list_tags refused: call budget")
+    assert log.lines(10_000) == (
+        [
+            "create_memo ok 1-7ms write x3",
+            "create_memo VALIDATION_ERROR 2ms write: content: must not be empty",
+            "create_memo ok 5ms write",
+            "list_tags refused: call budget x2",
+        ],
+        0,
+    )
+    # Cut to fit: the calls of every line left out are counted.
+    assert log.lines(40) == (["create_memo ok 1-7ms write x3"], 4)
+    capped = RunLog()
+    for index in range(MAX_LOG_LINES + 5):
+        capped.add(f"get_memo NOT_FOUND 1ms: memo 'm{index}' not found")
+    lines, dropped = capped.lines(10**6)
+    assert len(lines) == MAX_LOG_LINES and dropped == 5

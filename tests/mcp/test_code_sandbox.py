@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -96,6 +97,36 @@ def test_run_code_gives_the_script_the_users_zone_and_today_there(mcp, mcp_servi
     assert context["today"] == now.astimezone(ZoneInfo("Pacific/Kiritimati")).date().isoformat()
     assert client.ok("get_context")["timeZone"] == context["timeZone"]  # the same source
     assert "context" not in {tool["name"] for tool in client.tools()}  # mesq.context shadows no tool
+
+
+def test_run_code_says_what_a_call_answers_as_a_script_gets_it(mcp):
+    # "gives that tool's {data}" beside search_tools' `(args) => {memo: ...}` read as the data
+    # itself: an agent wrote `(await mesq.create_memo(...)).memo.id`, and its batch stopped with a
+    # TypeError after the first write. The description names the envelope's keys, the real ones.
+    client = mcp(scopes="memo:read")
+    described = next(tool for tool in client.tools() if tool["name"] == "run_code")["description"]
+    said = re.search(r"`await mesq\.<tool>\(args\)` answers \{([\w, ]+)\}", described)
+    assert said is not None, described
+    keys = client.ok("run_code", {"code": "return Object.keys(await mesq.list_tags({}))"})["result"]
+    assert sorted(said.group(1).split(", ")) == sorted(keys) == ["data", "traceId"]
+    assert "(data: as search_tools' signature says)" in described
+
+
+def test_a_batch_logs_one_line_per_run_of_like_calls_not_one_per_call(mcp):
+    # A 110-call batch answered 110 lines of `create_memo ok 1ms write`: ~3 KB the model reads for
+    # nothing, out of the quarter of maxOutputChars the log may take from the result.
+    client = mcp(scopes="memo:read,memo:write")
+    code = """
+      for (let i = 0; i < 40; i++) await mesq.list_tags({});
+      await mesq.get_memo({id: 'gone'}, {results: true});
+      for (let i = 0; i < 3; i++) await mesq.list_tags({});
+      return 1
+    """
+    data = client.ok("run_code", {"code": code, "maxCalls": 50})
+    assert len(data["log"]) == 3, data["log"]
+    assert re.fullmatch(r"list_tags ok \d+(-\d+)?ms x40", data["log"][0]), data["log"]
+    assert data["log"][1].startswith("get_memo NOT_FOUND ") and " x" not in data["log"][1]
+    assert re.fullmatch(r"list_tags ok \d+(-\d+)?ms x3", data["log"][2]) and "logDropped" not in data
 
 
 def test_run_code_answers_unknown_names_as_not_found_and_serialises_lone_surrogates(mcp):

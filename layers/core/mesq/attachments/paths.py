@@ -18,7 +18,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from ..kernel.errors import Forbidden, ValidationError
 from ..kernel.i18n import N_, ForPrograms, Text
@@ -96,6 +96,14 @@ def own_attachment_id(path: str, user_id: str, field: str = "path", kind: Namesp
     ValidationError for anything that is not such a path (traversal and the other namespace
     included); Forbidden for another user's path (its shape says whose it is, so nothing leaks)."""
     match = kind.pattern.fullmatch(path) if isinstance(path, str) else None
+    if match is None and (handle := _handle_of(path)) is not None:
+        # An answer hands out a path beside its mcp_uri and url: say which one to pass.
+        raise ValidationError(
+            "%(field)s: that is an attachment's %(form)s; pass its path instead: %(path)s",
+            field=field,
+            form=ForPrograms(handle[0]),
+            path=quoted(handle[1], limit=200),  # a well-formed path: short, and useless cut
+        )
     if match is None:
         # The shape is for programs: a page says the kind in its reader's words, without it.
         raise ValidationError(
@@ -108,6 +116,23 @@ def own_attachment_id(path: str, user_id: str, field: str = "path", kind: Namesp
     if match.group(1) != user_id:
         raise Forbidden("%(field)s: this attachment belongs to another account", field=field)
     return match.group(2)
+
+
+def _handle_of(value: object) -> tuple[str, str] | None:
+    """("mcp_uri" or "url", the path inside) when `value` is an attachment's MCP URI or read URL
+    (what every answer puts beside its `path`); None for anything else."""
+    if not isinstance(value, str):
+        return None
+    for namespace in NAMESPACES:
+        if value.startswith(namespace.mcp_uri_prefix):
+            inside = unquote(value.removeprefix(namespace.mcp_uri_prefix))
+            return ("mcp_uri", inside) if namespace_of(inside) is not None else None
+    parts = urlsplit(value)
+    if any(parts.path.endswith(namespace.read_route) for namespace in NAMESPACES):
+        given = parse_qs(parts.query).get("path", [])
+        if len(given) == 1 and namespace_of(given[0]) is not None:
+            return "url", given[0]
+    return None
 
 
 def mcp_uri(path: str, kind: Namespace = MEMO) -> str:

@@ -12,9 +12,10 @@ output-schema check, and answers the same `{data}` / `{error}` envelope as tools
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...application.invocation import REGISTRY, AsyncOperationFn, OperationFn
@@ -295,22 +296,58 @@ def not_an_object(name: str, arguments: str) -> ValidationError | None:
     )
 
 
+#: A call's log line: tool, outcome, time; what follows (` write`, `: message`) is `rest`.
+_TIMED = re.compile(r"(?P<head>\S+ \S+) (?P<ms>\d+)ms(?P<rest>.*)", re.DOTALL)
+
+
+@dataclass
+class _Entry:
+    """One log line: a call, or consecutive calls whose lines differ only in their time."""
+
+    key: str
+    line: str
+    count: int = 1
+    fastest: int | None = None
+    slowest: int | None = None
+
+    def text(self) -> str:
+        if self.count == 1:
+            return self.line
+        timed = _TIMED.fullmatch(self.line)
+        if timed is None or self.fastest is None or self.slowest is None:
+            return f"{self.line} x{self.count}"
+        took = f"{self.fastest}ms" if self.fastest == self.slowest else f"{self.fastest}-{self.slowest}ms"
+        return f"{timed['head']} {took}{timed['rest']} x{self.count}"
+
+
 class RunLog:
-    """One line per call, capped at MAX_LOG_LINES and MAX_LOG_CHARS; the rest are counted."""
+    """One line per call, a run of consecutive calls with the same line but their time folded into
+    one (`create_memo ok 1-4ms write x150`: a batch's log says what it did in one line, not 150
+    that fill the answer); at most MAX_LOG_LINES lines and MAX_LOG_CHARS, the calls of the rest
+    counted."""
 
     def __init__(self) -> None:
-        self._lines: list[str] = []
+        self._entries: list[_Entry] = []
         self._chars = 0
         self.dropped = 0
 
     def add(self, line: str) -> None:
-        if len(self._lines) >= MAX_LOG_LINES or self._chars + len(line) > MAX_LOG_CHARS:
+        timed = _TIMED.fullmatch(line)
+        key = f"{timed['head']}{timed['rest']}" if timed else line
+        ms = int(timed["ms"]) if timed else None
+        last = self._entries[-1] if self._entries else None
+        if last is not None and last.key == key:
+            last.count += 1
+            if ms is not None and last.fastest is not None and last.slowest is not None:
+                last.fastest, last.slowest = min(last.fastest, ms), max(last.slowest, ms)
+            return
+        if len(self._entries) >= MAX_LOG_LINES or self._chars + len(line) > MAX_LOG_CHARS:
             self.dropped += 1
             return
-        self._lines.append(line)
+        self._entries.append(_Entry(key=key, line=line, fastest=ms, slowest=ms))
         self._chars += len(line)
 
     def lines(self, limit: int) -> tuple[list[str], int]:
-        """The first lines whose JSON fits in `limit` characters, and how many were left out."""
-        kept, _ = truncate(self._lines, limit)
-        return kept, self.dropped + len(self._lines) - len(kept)
+        """The first lines whose JSON fits in `limit` characters, and how many calls were left out."""
+        kept, _ = truncate([entry.text() for entry in self._entries], limit)
+        return kept, self.dropped + sum(entry.count for entry in self._entries[len(kept) :])

@@ -97,14 +97,14 @@ SEARCH_DATA: dict[str, Any] = {
 
 RUN_DESCRIPTION = (
     "Run JavaScript (an async function body) in a sandbox; only what it returns comes back. "
-    "`await mesq.<tool>(args)` gives that tool's {data}, or throws an Error with the fix and its `code` "
-    "(pass {results: true} as a second argument to get {error} instead; find tools with search_tools; "
-    "Object.keys(mesq) lists them); `mesq.context` = the user's {timeZone, timeZoneSet, today, now} "
+    "`await mesq.<tool>(args)` answers {data, traceId} (data: as search_tools' signature says), or "
+    "throws an Error with the fix and its `code` ({results: true} as a second argument: {error} "
+    "instead; Object.keys(mesq) lists tools); `mesq.context` = the user's {timeZone, timeZoneSet, today, now} "
     "(ask the user when timeZoneSet is false). "
     "`checkpoint(v)` keeps a partial result: if a budget stops the "
     "run, result is the last one, so continue in a new run (e.g. from its nextOffset). No network, "
-    "files or timers. A reached budget is in `budget`; a long result is cut at a whole element "
-    "(`truncated`); `log` has one line per call."
+    "files or timers. A reached budget is in `budget`; a long result is cut (`truncated`); `log`: "
+    "one line per call (xn: alike in a row)."
 )
 RUN_INPUT: dict[str, Any] = {
     "type": "object",
