@@ -184,7 +184,7 @@ def test_book_pages_of_long_notes_walk_every_note_once(services: Services, brows
     assert seen == list(range(120)), seen
 
 
-def test_chinese_reading_pages_never_call_reading_notes_memos(services: Services, browser: Callable[..., Browser]) -> None:
+def test_chinese_reading_pages_never_call_notes_memos(services: Services, browser: Callable[..., Browser]) -> None:
     """In Chinese 笔记 is the Memos app (the top bar's 笔记, the timeline's 搜索笔记): the reading
     pages name their highlights and thoughts 阅读笔记, so the shelf's search is not the memo search
     by another door (it was headed 搜索笔记, the memo timeline's own heading, and counted 条笔记)."""
