@@ -151,12 +151,22 @@ async def view_shows(page: Page, query: TimelineQuery, memo_id: str) -> bool:
     return any(memo["id"] == memo_id for memo in read.shown)
 
 
+async def _archived_with_tag(page: Page, query: TimelineQuery, paths: list[str]) -> int:
+    """How many archived memos have the tag of a timeline view no memo of it has: an archived
+    memo's tag link (its card, a bookmark) lands there, and the empty timeline points to them."""
+    if not query.tag or query.tag in paths or query.status != "NORMAL" or query.q:
+        return 0
+    archived = await page.invoke("list_memos", {"status": "ARCHIVED", "tags": [query.tag], "offset": 0, "limit": 1})
+    return int(archived["page"]["totalCount"])
+
+
 async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> dict[str, Any]:
     """Everything memos.html needs for `query`; `extra` (a composer error, ...) is passed on."""
     zone = page_zone(page)
     read = await _read(page, query, zone)
     data, memos, pinned, listing, ai = read.data, read.memos, read.pinned, read.listing, read.ai
     tags = await page.invoke("list_tags", {})
+    paths = tag_paths(tags["tags"])
     days = list(data["filters"]["days"].items())
     marked = query.q if query.q and query.mode != "ai" else None  # what search_memos matched, exactly
     return {
@@ -171,7 +181,12 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
         "recent_days": days[:RECENT_DAYS],
         "older_days": days[RECENT_DAYS:],
         "tag_tree": tags["tags"],
-        "tag_paths": tag_paths(tags["tags"]),
+        "tag_paths": paths,
+        "tag_archived": await _archived_with_tag(page, query, paths),
+        # The person's own tag: one a memo of the timeline has (list_tags counts those), or one the
+        # view shows memos with (an archived memo's): the page may name it (never words from the
+        # link alone).
+        "tag_known": bool(query.tag) and (query.tag in paths or bool(read.shown)),
         "zone": zone.key if zone else None,
         "zone_set": page.user_zone is not None,  # the user's own: the browser's cannot change the counts
         "zone_cookie": ZONE_COOKIE,
