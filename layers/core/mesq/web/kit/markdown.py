@@ -8,7 +8,7 @@ Images are not in the allow-list: the page's CSP allows images from this origin 
 in the text becomes a link to it (its alt text as the words). No `style` attribute either (the
 CSP has no inline styles): a table's column alignment is dropped.
 
-Two changes to CommonMark, both for text as people type it, made in the one memo parser
+Three changes to CommonMark, all for text as people type it, made in the one memo parser
 (`kernel/memo_markdown.py`, which the tag rule reads too):
 
 - Emphasis is CJK-friendly (`kernel/cjk_emphasis.py`): `这是**“重点”**内容` and `**《三体》**很好看`
@@ -20,6 +20,9 @@ Two changes to CommonMark, both for text as people type it, made in the one memo
   characters end it too, as Chinese chat and microblog apps do, so `见https://example.com/a，很好`
   links `https://example.com/a` and `看https://example.com/页面很好` links `https://example.com/`.
   A Chinese path is kept whole by `<https://example.com/页面>` or `[文字](https://example.com/页面)`.
+- No footnotes, and a footnote's definition (`[^1]: 注释`) is no link reference: it stays text as
+  typed, where CommonMark took a note without a space as a link's definition (its words gone,
+  `[^1]` a link to them as a relative address).
 
 Two additions of this module's own, never by widening the allow-list:
 
