@@ -738,3 +738,18 @@ def test_a_tag_only_archived_memos_have_is_named_and_points_to_the_archive(
     unknown = _text(ada.get("/?tag=%E4%B9%B1%E5%86%99").text)  # 乱写
     assert "Showing memos with a tag no memo has." in unknown and "乱写" not in unknown
     assert "archived memo" not in unknown
+
+
+def test_the_edit_page_says_edit_memo_once(services: Services, browser: Callable[..., Browser]) -> None:
+    """The memo's own edit page (no script, a toast's Open, the history's back link) is headed
+    "编辑笔记", and its box was labelled "编辑笔记" again right under it: the label stays for screen
+    readers, out of sight there; the in-place editor on the timeline keeps its visible label."""
+    ada = browser("ada")
+    memo = _memo(services, ada, "读书笔记 #读书")
+    zh = {"Accept-Language": "zh-CN"}
+    page = ada.get(f"/memos/{memo['id']}/edit", headers=zh).text
+    assert "<h1>编辑笔记</h1>" in page
+    label = re.search(rf'<label for="edit-{memo["id"]}"([^>]*)>编辑笔记</label>', page)
+    assert label is not None and 'class="visually-hidden"' in label.group(1)
+    in_place = ada.get(f"/memos/{memo['id']}/edit", headers={**zh, "HX-Request": "true"}).text
+    assert f'<label for="edit-{memo["id"]}">编辑笔记</label>' in in_place
