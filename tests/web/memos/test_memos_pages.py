@@ -753,3 +753,17 @@ def test_the_edit_page_says_edit_memo_once(services: Services, browser: Callable
     assert label is not None and 'class="visually-hidden"' in label.group(1)
     in_place = ada.get(f"/memos/{memo['id']}/edit", headers={**zh, "HX-Request": "true"}).text
     assert f'<label for="edit-{memo["id"]}">编辑笔记</label>' in in_place
+
+
+def test_a_wordless_task_is_named_in_the_pages_language(services: Services, browser: Callable[..., Browser]) -> None:
+    """A task box whose item has no words yet (`- [ ] `) is named by its number for screen readers:
+    "Task 2" was English on a Chinese timeline and in its Preview; it is "任务 2" there."""
+    ada = browser("ada")
+    _memo(services, ada, "- [ ] 买菜\n- [ ] ")
+    zh = {"Accept-Language": "zh-CN"}
+    timeline = ada.get("/", headers=zh).text
+    assert 'aria-label="任务 2"' in timeline and "Task 2" not in timeline
+    assert 'aria-label="买菜"' in timeline
+    preview = ada.post("/memos/preview", {"content": "- [ ] "}, headers=zh).text
+    assert 'aria-label="任务 1"' in preview and "Task 1" not in preview
+    assert 'aria-label="Task 2"' in ada.get("/", headers={"Accept-Language": "en-US"}).text

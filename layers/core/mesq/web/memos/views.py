@@ -9,6 +9,7 @@ search_ai_memos, batch_get_memos, list_tags), exactly as REST and MCP run them.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -32,23 +33,29 @@ def page_zone(page: Page) -> ZoneInfo | None:
     return ZoneInfo(page.user_zone) if page.user_zone else browser_zone(page.request.cookies.get(ZONE_COOKIE))
 
 
-def _memo_view(memo: dict[str, Any], marked: str | None = None) -> dict[str, Any]:
-    html = render_markdown(memo["content"])
+def task_name(page: Page) -> Callable[[int], str]:
+    """The accessible name of a task box whose item has no words, in the page's language."""
+    return lambda number: page.gettext("Task %(num)d", num=number)
+
+
+def _memo_view(memo: dict[str, Any], marked: str | None, name: Callable[[int], str]) -> dict[str, Any]:
+    html = render_markdown(memo["content"], task_name=name)
     return {**memo, "html": mark_matches(html, marked) if marked else html}
 
 
-async def memo_views(memos: list[dict[str, Any]], marked: str | None = None) -> list[dict[str, Any]]:
+async def memo_views(page: Page, memos: list[dict[str, Any]], marked: str | None = None) -> list[dict[str, Any]]:
     """Memos as the templates show them: their fields and their sanitized HTML (the card shows
     the creation time with the `when` filter: the browser's zone, the page's language), the
     matches of `marked` (an exact-text search's query) in `<mark>`. Rendered in a worker thread:
     a memo's Markdown (up to 50,000 characters) can take most of a second, which the event loop
     never waits for."""
-    return await run_sync(lambda: [_memo_view(memo, marked) for memo in memos])
+    name = task_name(page)
+    return await run_sync(lambda: [_memo_view(memo, marked, name) for memo in memos])
 
 
-async def memo_view(memo: dict[str, Any]) -> dict[str, Any]:
+async def memo_view(page: Page, memo: dict[str, Any]) -> dict[str, Any]:
     """One memo as `memo_views` shows it."""
-    return (await memo_views([memo]))[0]
+    return (await memo_views(page, [memo]))[0]
 
 
 def new_form_key() -> str:
@@ -172,9 +179,9 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
     return {
         "nav": "memos",
         "query": query,
-        "closest_memos": await memo_views(ai["closest"]) if ai else [],
-        "pinned_memos": await memo_views(pinned, marked),
-        "memos": await memo_views(memos, marked),
+        "closest_memos": await memo_views(page, ai["closest"]) if ai else [],
+        "pinned_memos": await memo_views(page, pinned, marked),
+        "memos": await memo_views(page, memos, marked),
         "listing": listing,
         "ai": ai,
         "counts": data["filters"],
@@ -219,6 +226,7 @@ __all__ = [
     "memo_views",
     "page_zone",
     "tag_paths",
+    "task_name",
     "timeline_context",
     "timeline_page",
     "view_shows",
