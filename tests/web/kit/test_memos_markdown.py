@@ -327,3 +327,19 @@ def test_a_urls_fragment_is_never_drawn_as_a_tag(text: str) -> None:
     html = str(render_markdown(text + " #真标签"))
     assert re.findall(r'<a href="([^"]+)" class="memo-tag"', html) == ["/?tag=%E7%9C%9F%E6%A0%87%E7%AD%BE"], html
     assert len(_links(html)) == 2, html
+
+
+def test_a_footnote_stays_as_written_never_a_link_to_its_own_words() -> None:
+    """A footnote as Obsidian and Typora write it (`正文[^1]` and `[^1]: 注释`): memo Markdown has no
+    footnotes, and CommonMark read a note without a space (Chinese writes none) as a link reference
+    definition, so the note's words were gone from the card, `[^1]` became a link to the relative
+    address of those words (a 404), and a tag glued in the note was no tag. Both stay text, as
+    typed; a link reference whose label does not start with `^` still works."""
+    text = "三体读后感[^1]\n\n[^1]: 出自刘慈欣的访谈#读书"
+    html = render_markdown(text)
+    assert "三体读后感[^1]" in html and "[^1]: 出自刘慈欣的访谈" in html
+    assert 'href="%E5%87%BA' not in html and '<a href="/?tag=%E8%AF%BB%E4%B9%A6"' in html
+    assert parse_tags(text) == ["读书"]
+    assert "[^note]: 页码123" in render_markdown("[^note]: 页码123")
+    reference = render_markdown("见[维基][wiki]\n\n[wiki]: https://zh.wikipedia.org/wiki/三体")
+    assert '<a href="https://zh.wikipedia.org/wiki/%E4%B8%89%E4%BD%93"' in reference and "[wiki]" not in reference

@@ -209,3 +209,25 @@ def test_both_trashes_restore_in_place_and_undo(signed_in: Any, server: LiveServ
     expect(entry).to_be_visible()
     assert [i["id"] for i in rest.get("/api/toolkit/todo/trash").json()["data"]["items"]] == [task["id"]]
     assert page.evaluate("window.notReloaded === true")
+
+
+def test_restoring_the_last_trashed_memo_in_place_says_the_trash_is_empty(signed_in: Any, server: LiveServer) -> None:
+    """The trash's last memo restored in place: the page says the trash is empty and its "Empty
+    the trash…" link goes (it stayed, over nothing, and led to "0 memos will be deleted
+    permanently"); the toast's Undo brings both back as they were."""
+    page, rest = signed_in
+    memo = _memos(rest, 1)[0]
+    rest.request("DELETE", f"/api/toolkit/memo/{memo['id']}", json={"expectedRevision": memo["revision"]})
+    page.goto(server.base_url + "/trash")
+    empty_link = page.get_by_role("link", name="Empty the trash…")
+    empty_words = page.get_by_text("The trash is empty.")
+    expect(empty_link).to_be_visible()
+    expect(empty_words).to_be_hidden()
+    page.locator(f"#trash-{memo['id']}").get_by_role("button", name=re.compile("^Restore")).click()
+    expect(page.locator(f"#trash-{memo['id']}")).to_be_hidden()
+    expect(empty_words).to_be_visible()
+    expect(empty_link).to_be_hidden()
+    page.locator("#toasts").get_by_role("button", name="Undo").click()
+    expect(page.locator(f"#trash-{memo['id']}")).to_be_visible()
+    expect(empty_link).to_be_visible()
+    expect(empty_words).to_be_hidden()

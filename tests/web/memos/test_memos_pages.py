@@ -705,3 +705,65 @@ def test_a_downloads_type_is_the_same_on_local_files_and_s3(
             "pic.png": "image/png",
         }
     )
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+
+
+def test_a_tag_only_archived_memos_have_is_named_and_points_to_the_archive(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """A tag link of an archived memo (its card, the archive's view, a bookmark) opens the
+    timeline, where no memo has it: the page said "Showing memos with a tag no memo has." over
+    "No memo here.", and in the archive itself, over the archived memo it showed, that no memo
+    has the tag. It is the person's tag: the page names it, and the empty timeline says how many
+    archived memos have it, with the link to them."""
+    ada = browser("ada")
+    memo = _memo(services, ada, "旧项目的总结 #旧项目")
+    _memo(services, ada, "别的笔记 #生活")
+    update_memo(memo_call(services, ada.user_id), {"id": memo["id"], "status": "ARCHIVED", "expectedRevision": 1})
+    zh = {"Accept-Language": "zh-CN"}
+    timeline = _text(ada.get("/?tag=%E6%97%A7%E9%A1%B9%E7%9B%AE", headers=zh).text)  # 旧项目
+    assert "没有笔记使用" not in timeline
+    assert "显示带有标签 #旧项目的笔记。" in timeline
+    assert "1 条已归档的笔记带有这个标签。" in timeline
+    page = ada.get("/?tag=%E6%97%A7%E9%A1%B9%E7%9B%AE").text
+    assert "1 archived memo has this tag." in _text(page)
+    assert 'href="/?status=ARCHIVED&amp;tag=%E6%97%A7%E9%A1%B9%E7%9B%AE"' in page
+    archive = _text(ada.get("/?status=ARCHIVED&tag=%E6%97%A7%E9%A1%B9%E7%9B%AE").text)
+    assert "旧项目的总结" in archive
+    assert "Showing archived memos tagged #旧项目." in archive
+    # A tag nobody has is still not echoed from the address (no page shows words from its URL alone).
+    unknown = _text(ada.get("/?tag=%E4%B9%B1%E5%86%99").text)  # 乱写
+    assert "Showing memos with a tag no memo has." in unknown and "乱写" not in unknown
+    assert "archived memo" not in unknown
+
+
+def test_the_edit_page_says_edit_memo_once(services: Services, browser: Callable[..., Browser]) -> None:
+    """The memo's own edit page (no script, a toast's Open, the history's back link) is headed
+    "编辑笔记", and its box was labelled "编辑笔记" again right under it: the label stays for screen
+    readers, out of sight there; the in-place editor on the timeline keeps its visible label."""
+    ada = browser("ada")
+    memo = _memo(services, ada, "读书笔记 #读书")
+    zh = {"Accept-Language": "zh-CN"}
+    page = ada.get(f"/memos/{memo['id']}/edit", headers=zh).text
+    assert "<h1>编辑笔记</h1>" in page
+    label = re.search(rf'<label for="edit-{memo["id"]}"([^>]*)>编辑笔记</label>', page)
+    assert label is not None and 'class="visually-hidden"' in label.group(1)
+    in_place = ada.get(f"/memos/{memo['id']}/edit", headers={**zh, "HX-Request": "true"}).text
+    assert f'<label for="edit-{memo["id"]}">编辑笔记</label>' in in_place
+
+
+def test_a_wordless_task_is_named_in_the_pages_language(services: Services, browser: Callable[..., Browser]) -> None:
+    """A task box whose item has no words yet (`- [ ] `) is named by its number for screen readers:
+    "Task 2" was English on a Chinese timeline and in its Preview; it is "任务 2" there."""
+    ada = browser("ada")
+    _memo(services, ada, "- [ ] 买菜\n- [ ] ")
+    zh = {"Accept-Language": "zh-CN"}
+    timeline = ada.get("/", headers=zh).text
+    assert 'aria-label="任务 2"' in timeline and "Task 2" not in timeline
+    assert 'aria-label="买菜"' in timeline
+    preview = ada.post("/memos/preview", {"content": "- [ ] "}, headers=zh).text
+    assert 'aria-label="任务 1"' in preview and "Task 1" not in preview
+    assert 'aria-label="Task 2"' in ada.get("/", headers={"Accept-Language": "en-US"}).text

@@ -88,6 +88,20 @@ def test_empty_the_trash(services: Services, browser: Callable[..., Browser]) ->
     assert store.read_memo(services.items, person.user_id, keep["id"]) is not None
 
 
+def test_emptying_an_empty_trash_asks_nothing(services: Services, browser: Callable[..., Browser]) -> None:
+    """The confirmation of an empty trash (its last memo restored in place, or a second tab) says
+    the trash is empty and offers no red button: "0 memos will be deleted permanently. This cannot
+    be undone." with "Empty the trash" asked to confirm nothing."""
+    person = browser()
+    page = person.get("/trash/empty")
+    assert page.status_code == 200
+    assert "The trash is empty." in page.text
+    assert 'action="/trash/empty"' not in page.text and "deleted permanently" not in page.text
+    assert 'href="/trash"' in page.text
+    chinese = person.get("/trash/empty", headers={"Accept-Language": "zh-CN"}).text
+    assert "回收站是空的。" in chinese and "永久删除" not in chinese
+
+
 def test_users_cannot_touch_each_others_trash(services: Services, browser: Callable[..., Browser]) -> None:
     alice, bob = browser(), browser()
     bobs = trashed_memo(services, bob.user_id, "bob's secret")

@@ -182,3 +182,25 @@ def test_book_pages_of_long_notes_walk_every_note_once(services: Services, brows
         found = re.search(r'href="(/reading/books/[^"?]+\?offset=\d+)"', page.text)
         link, pages = (found.group(1) if found else None), pages + 1
     assert seen == list(range(120)), seen
+
+
+def test_chinese_reading_pages_never_call_notes_memos(services: Services, browser: Callable[..., Browser]) -> None:
+    """In Chinese 笔记 is the Memos app (the top bar's 笔记, the timeline's 搜索笔记): the reading
+    pages name their highlights and thoughts 阅读笔记, so the shelf's search is not the memo search
+    by another door (it was headed 搜索笔记, the memo timeline's own heading, and counted 条笔记)."""
+    reader = browser()
+    seed(services.items, reader.user_id, sample_shelf())
+    zh = {"Accept-Language": "zh-CN"}
+    memo_heading = re.search(r'<label for="memo-search">([^<]+)</label>', reader.get("/", headers=zh).text)
+    assert memo_heading is not None and memo_heading.group(1) == "搜索笔记"
+    found = reader.get("/reading/search?q=%E5%9C%9F%E5%9C%B0", headers=zh)  # 土地
+    assert found.status_code == 200
+    heading = re.search(r"<h1[^>]*>([^<]+)</h1>", found.text)
+    assert heading is not None and heading.group(1).strip() == "搜索阅读笔记"
+    assert "1 条阅读笔记匹配。" in _text(found.text)
+    nothing = reader.get("/reading/search?q=%E4%B8%8D%E5%9C%A8", headers=zh)  # 不在
+    assert "0 条阅读笔记匹配。" in _text(nothing.text)
+    for path in ("/reading", f"/reading/books/{book_id('b-1')}", f"/reading/books/{book_id('b-2')}"):
+        text = _text(reader.get(path, headers=zh).text)
+        bare = [line.strip() for line in text.splitlines() if re.search(r"(?<!阅读)笔记", line)]
+        assert [line for line in bare if line != "笔记"] == [], path  # 笔记 alone: the top bar's Memos

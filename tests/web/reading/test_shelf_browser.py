@@ -142,7 +142,7 @@ def test_a_search_for_a_books_title_or_author_answers_with_the_book(
         expect(found.locator("h3 mark")).to_have_text("置身事内")
         heading = "书名或作者相符的书（1 本）" if locale == "zh-CN" else "1 book by that title or author"
         expect(page.get_by_role("heading", name=heading)).to_be_visible()
-        expect(page.locator("#hit-count")).to_have_text("0 条笔记匹配。" if locale == "zh-CN" else "0 notes match.")
+        expect(page.locator("#hit-count")).to_have_text("0 条阅读笔记匹配。" if locale == "zh-CN" else "0 notes match.")
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")

@@ -153,12 +153,13 @@ _TAG_NAME = re.compile(TAG_NAME_PATTERN)
 
 MAX_TAG_LENGTH = 100
 #: The tag rule's version: memos stored under an older one are re-tagged once (memos/retag.py).
+#: 6: a footnote's definition (`[^1]: 注释#读书`) is text, no link reference: its tags count;
 #: 5: a non-joiner or joiner between two of a tag's characters is in it (`#می‌خواهم`); a CJK
 #: character ends a bare URL (`看https://x.test/页面很好#读书` tags 读书); 4: no tag in a URL, an HTML
 #: comment or anything Markdown renders as code or a link; a `#` after a symbol or emoji starts
 #: one; invisible characters end one; 3: the fullwidth `＃` is a tag's sign
 #: too; 2: a `#` after CJK text or punctuation starts a tag (issue 41); 1: only after whitespace.
-TAG_RULE_VERSION = 5
+TAG_RULE_VERSION = 6
 
 # The markers of mark_tags: Supplementary Private Use Areas A and B (no meaning of their own, and
 # to Markdown an ordinary character). Marker 2i stands for candidate i written with `#`, 2i+1 for

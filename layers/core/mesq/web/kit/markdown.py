@@ -8,7 +8,7 @@ Images are not in the allow-list: the page's CSP allows images from this origin 
 in the text becomes a link to it (its alt text as the words). No `style` attribute either (the
 CSP has no inline styles): a table's column alignment is dropped.
 
-Two changes to CommonMark, both for text as people type it, made in the one memo parser
+Three changes to CommonMark, all for text as people type it, made in the one memo parser
 (`kernel/memo_markdown.py`, which the tag rule reads too):
 
 - Emphasis is CJK-friendly (`kernel/cjk_emphasis.py`): `这是**“重点”**内容` and `**《三体》**很好看`
@@ -20,6 +20,9 @@ Two changes to CommonMark, both for text as people type it, made in the one memo
   characters end it too, as Chinese chat and microblog apps do, so `见https://example.com/a，很好`
   links `https://example.com/a` and `看https://example.com/页面很好` links `https://example.com/`.
   A Chinese path is kept whole by `<https://example.com/页面>` or `[文字](https://example.com/页面)`.
+- No footnotes, and a footnote's definition (`[^1]: 注释`) is no link reference: it stays text as
+  typed, where CommonMark took a note without a space as a link's definition (its words gone,
+  `[^1]` a link to them as a relative address).
 
 Two additions of this module's own, never by widening the allow-list:
 
@@ -38,7 +41,7 @@ Two additions of this module's own, never by widening the allow-list:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any
 from urllib.parse import quote, unquote
@@ -190,16 +193,24 @@ def _parser() -> MarkdownIt:
     return parser
 
 
-def _checkbox(index: int, ticked: bool, label: str, interactive: bool) -> str:
+def _english_task_name(number: int) -> str:
+    return f"Task {number}"
+
+
+def _checkbox(index: int, ticked: bool, label: str, interactive: bool, task_name: Callable[[int], str]) -> str:
     state = " checked" if ticked else ""
     inert = "" if interactive else " disabled"
-    name = escape(label or f"Task {index + 1}")
+    name = escape(label or task_name(index + 1))
     return f'<input type="checkbox" class="memo-task" data-task="{index}" aria-label="{name}"{state}{inert}>'
 
 
-def render_markdown(text: str, *, interactive: bool = True) -> Markup:
+def render_markdown(
+    text: str, *, interactive: bool = True, task_name: Callable[[int], str] = _english_task_name
+) -> Markup:
     """Memo text as HTML that can never run script (safe to put into a template unescaped).
-    `interactive`: task checkboxes can be ticked (the timeline) or are shown disabled (a preview)."""
+    `interactive`: task checkboxes can be ticked (the timeline) or are shown disabled (a preview).
+    `task_name`: a task box's accessible name when its item has no words (`- [ ] `), from its
+    number, in the page's language."""
     marked, tags = mark_tags(text.translate(_MARKERS))
     env: dict[str, Any] = {"tags": tags}
     html = _parser().render(marked, env)
@@ -218,7 +229,7 @@ def render_markdown(text: str, *, interactive: bool = True) -> Markup:
         index = int(found.group(1))
         if index >= len(tasks):
             return ""
-        return _checkbox(index, tasks[index][0], tasks[index][1], interactive)
+        return _checkbox(index, tasks[index][0], tasks[index][1], interactive, task_name)
 
     return Markup(_BOX.sub(checkbox, cleaned))  # noqa: S704 - sanitized by nh3 just above; boxes are ours
 

@@ -9,6 +9,7 @@ search_ai_memos, batch_get_memos, list_tags), exactly as REST and MCP run them.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -32,23 +33,29 @@ def page_zone(page: Page) -> ZoneInfo | None:
     return ZoneInfo(page.user_zone) if page.user_zone else browser_zone(page.request.cookies.get(ZONE_COOKIE))
 
 
-def _memo_view(memo: dict[str, Any], marked: str | None = None) -> dict[str, Any]:
-    html = render_markdown(memo["content"])
+def task_name(page: Page) -> Callable[[int], str]:
+    """The accessible name of a task box whose item has no words, in the page's language."""
+    return lambda number: page.gettext("Task %(num)d", num=number)
+
+
+def _memo_view(memo: dict[str, Any], marked: str | None, name: Callable[[int], str]) -> dict[str, Any]:
+    html = render_markdown(memo["content"], task_name=name)
     return {**memo, "html": mark_matches(html, marked) if marked else html}
 
 
-async def memo_views(memos: list[dict[str, Any]], marked: str | None = None) -> list[dict[str, Any]]:
+async def memo_views(page: Page, memos: list[dict[str, Any]], marked: str | None = None) -> list[dict[str, Any]]:
     """Memos as the templates show them: their fields and their sanitized HTML (the card shows
     the creation time with the `when` filter: the browser's zone, the page's language), the
     matches of `marked` (an exact-text search's query) in `<mark>`. Rendered in a worker thread:
     a memo's Markdown (up to 50,000 characters) can take most of a second, which the event loop
     never waits for."""
-    return await run_sync(lambda: [_memo_view(memo, marked) for memo in memos])
+    name = task_name(page)
+    return await run_sync(lambda: [_memo_view(memo, marked, name) for memo in memos])
 
 
-async def memo_view(memo: dict[str, Any]) -> dict[str, Any]:
+async def memo_view(page: Page, memo: dict[str, Any]) -> dict[str, Any]:
     """One memo as `memo_views` shows it."""
-    return (await memo_views([memo]))[0]
+    return (await memo_views(page, [memo]))[0]
 
 
 def new_form_key() -> str:
@@ -151,27 +158,42 @@ async def view_shows(page: Page, query: TimelineQuery, memo_id: str) -> bool:
     return any(memo["id"] == memo_id for memo in read.shown)
 
 
+async def _archived_with_tag(page: Page, query: TimelineQuery, paths: list[str]) -> int:
+    """How many archived memos have the tag of a timeline view no memo of it has: an archived
+    memo's tag link (its card, a bookmark) lands there, and the empty timeline points to them."""
+    if not query.tag or query.tag in paths or query.status != "NORMAL" or query.q:
+        return 0
+    archived = await page.invoke("list_memos", {"status": "ARCHIVED", "tags": [query.tag], "offset": 0, "limit": 1})
+    return int(archived["page"]["totalCount"])
+
+
 async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> dict[str, Any]:
     """Everything memos.html needs for `query`; `extra` (a composer error, ...) is passed on."""
     zone = page_zone(page)
     read = await _read(page, query, zone)
     data, memos, pinned, listing, ai = read.data, read.memos, read.pinned, read.listing, read.ai
     tags = await page.invoke("list_tags", {})
+    paths = tag_paths(tags["tags"])
     days = list(data["filters"]["days"].items())
     marked = query.q if query.q and query.mode != "ai" else None  # what search_memos matched, exactly
     return {
         "nav": "memos",
         "query": query,
-        "closest_memos": await memo_views(ai["closest"]) if ai else [],
-        "pinned_memos": await memo_views(pinned, marked),
-        "memos": await memo_views(memos, marked),
+        "closest_memos": await memo_views(page, ai["closest"]) if ai else [],
+        "pinned_memos": await memo_views(page, pinned, marked),
+        "memos": await memo_views(page, memos, marked),
         "listing": listing,
         "ai": ai,
         "counts": data["filters"],
         "recent_days": days[:RECENT_DAYS],
         "older_days": days[RECENT_DAYS:],
         "tag_tree": tags["tags"],
-        "tag_paths": tag_paths(tags["tags"]),
+        "tag_paths": paths,
+        "tag_archived": await _archived_with_tag(page, query, paths),
+        # The person's own tag: one a memo of the timeline has (list_tags counts those), or one the
+        # view shows memos with (an archived memo's): the page may name it (never words from the
+        # link alone).
+        "tag_known": bool(query.tag) and (query.tag in paths or bool(read.shown)),
         "zone": zone.key if zone else None,
         "zone_set": page.user_zone is not None,  # the user's own: the browser's cannot change the counts
         "zone_cookie": ZONE_COOKIE,
@@ -204,6 +226,7 @@ __all__ = [
     "memo_views",
     "page_zone",
     "tag_paths",
+    "task_name",
     "timeline_context",
     "timeline_page",
     "view_shows",

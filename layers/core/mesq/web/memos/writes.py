@@ -33,7 +33,16 @@ from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
 from ..kit.toast import Toast, render_with_toast, undo_ids
 from .query import TimelineQuery
-from .views import RECENT_DAYS, memo_view, page_zone, tag_paths, timeline_context, timeline_page, view_shows
+from .views import (
+    RECENT_DAYS,
+    memo_view,
+    page_zone,
+    tag_paths,
+    task_name,
+    timeline_context,
+    timeline_page,
+    view_shows,
+)
 
 MAX_RESOURCES = 50
 MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
@@ -109,7 +118,8 @@ async def create_submit(page: Page) -> Response:
 async def preview(page: Page) -> Response:
     """The composer's Preview tab: the text rendered by the timeline's own renderer and sanitizer
     (task boxes shown, not tickable). A fragment; nothing is stored."""
-    html = await run_sync(render_markdown, page.fields.text("content"), interactive=False)  # off the event loop
+    text = page.fields.text("content")
+    html = await run_sync(render_markdown, text, interactive=False, task_name=task_name(page))  # off the event loop
     return page.render("memos/_preview.html", html=html)
 
 
@@ -138,7 +148,7 @@ async def edit_form(page: Page) -> Response:
 
 
 async def card(page: Page) -> Response:
-    memo = await memo_view(await _memo(page))
+    memo = await memo_view(page, await _memo(page))
     return page.render("memos/_card.html", memo=memo, back=_back(page))
 
 
@@ -170,7 +180,7 @@ async def save_submit(page: Page) -> Response:
     if _is_htmx(page):
         # The card, and the sidebar the new text may change (its tags, the Untagged count).
         return render_with_toast(
-            page, "memos/_card.html", None, memo=await memo_view(saved["memo"]), back=_back(page),
+            page, "memos/_card.html", None, memo=await memo_view(page, saved["memo"]), back=_back(page),
             **await _sidebar_out_of_band(page),
         )  # fmt: skip
     return redirect(_back(page))
@@ -199,7 +209,7 @@ async def task_submit(page: Page) -> Response:
         theirs = (error.recover_data or {}).get("memo") or await _memo(page)
         return await _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
     if _is_htmx(page):
-        return page.render("memos/_card.html", memo=await memo_view(saved["memo"]), back=_back(page))
+        return page.render("memos/_card.html", memo=await memo_view(page, saved["memo"]), back=_back(page))
     return redirect(_back(page))
 
 
@@ -241,7 +251,7 @@ async def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:
     Pinned, Archived, the other counts and the tags follow without a reload)."""
     fragment = "memos/_card.html" if shown_in(_back(page), memo) else "memos/_gone.html"
     return render_with_toast(
-        page, fragment, toast, memo=await memo_view(memo), back=_back(page), **await _sidebar_out_of_band(page)
+        page, fragment, toast, memo=await memo_view(page, memo), back=_back(page), **await _sidebar_out_of_band(page)
     )
 
 
