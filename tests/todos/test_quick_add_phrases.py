@@ -651,13 +651,28 @@ MAY: list[Row] = [
     ("buy 3 apples may be", TUESDAY, "buy 3 apples may be", None, None),
 ]
 
+#: A date typed with the punctuation that sets it apart ("周三：开会", "明天，交报告"): the title
+#: was "：开会", "，交报告", "交报告：", "开会（）" (the chip taken, its separator left behind).
+SEPARATED_BY_PUNCTUATION: list[Row] = [
+    ("周三：开会", TUESDAY, "开会", date(2026, 12, 9), None),
+    ("周三: 开会", TUESDAY, "开会", date(2026, 12, 9), None),
+    ("明天，交报告", TUESDAY, "交报告", date(2026, 12, 9), None),
+    ("明天下午3点：给妈妈打电话", TUESDAY, "给妈妈打电话", at(12, 9, 15), None),
+    ("交报告：明天", TUESDAY, "交报告", date(2026, 12, 9), None),
+    ("开会（周三）", TUESDAY, "开会", date(2026, 12, 9), None),
+    ("tomorrow, call mom", TUESDAY, "call mom", date(2026, 12, 9), None),  # guard
+    ("提醒：明天 交报告", TUESDAY, "提醒：交报告", date(2026, 12, 9), None),  # guard
+    ("：开会 明天", TUESDAY, "：开会", date(2026, 12, 9), None),  # guard: typed so
+    ("开会（）明天", TUESDAY, "开会（）", date(2026, 12, 9), None),  # guard: typed so
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
     + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE + AND_MORE_AS_TYPED
     + AND_MORE_IN_ENGLISH + HOLIDAY_BESIDE_A_DATE + SPACED_MINUTES
-    + IMPOSSIBLE_TIMES + MAY
+    + IMPOSSIBLE_TIMES + MAY + SEPARATED_BY_PUNCTUATION
 )  # fmt: skip
 
 

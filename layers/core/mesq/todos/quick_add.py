@@ -229,6 +229,7 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     title_words = [shown for word in words if (shown := originals.get(word, _unmasked(word, kept)))]
     title = (_join(title_words) if found else typed) or typed or text.strip()
     title = _NO_SPACE_BEFORE.sub("", title)  # "去买菜 ，别忘了": the space a removed chip stood in
+    title = _without_orphans(title, text.strip())
     return QuickAdd(
         title=_as_typed(title, text, as_typed),
         due=due,
@@ -254,6 +255,26 @@ def _as_typed(title: str, read: str, typed: str) -> str:
 
 #: Spaces before closing CJK punctuation: no one types them; they are left where a chip was taken out.
 _NO_SPACE_BEFORE = re.compile(r"\s+(?=[，。；：！？、）】》」』”’])")
+
+
+#: What sets a date apart from the words it came with ("周三：开会", "明天，交报告", "交报告：明天").
+_SEPARATORS = "：:，,、；;。 \t"
+#: A pair of brackets a removed chip leaves empty ("开会（周三）").
+_EMPTY_BRACKETS = re.compile(r"\s*(?:（\s*）|\(\s*\)|【\s*】|\[\s*\])")
+
+
+def _without_orphans(title: str, typed: str) -> str:
+    """`title` without the punctuation a removed chip leaves behind: a separator at either end
+    that the line did not begin or end with, and brackets left empty that the line did not hold
+    empty. A title that would be nothing stays as it was."""
+    out = title
+    if not _EMPTY_BRACKETS.search(typed):
+        out = _EMPTY_BRACKETS.sub("", out)
+    if typed[:1] not in _SEPARATORS:
+        out = out.lstrip(_SEPARATORS)
+    if typed[-1:] not in _SEPARATORS:
+        out = out.rstrip(_SEPARATORS)
+    return out or title
 
 
 def _without(line: str, spans: list[tuple[int, int]]) -> str:
