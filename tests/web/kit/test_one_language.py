@@ -113,8 +113,9 @@ def foreign_runs(text: str, language: str, typed: set[str]) -> list[str]:
 
 
 #: A space where Chinese sets none, in what a page shows across its elements (`innerText`): after
-#: a full stop, comma or closing bracket before more text (not the spaced "·" that parts a summary), or before a full-width bracket or stop
-#: ("订阅是只读的。 任何人…", "快速添加 （按回车键添加）"); and an ASCII comma after Chinese
+#: a full stop, comma or closing bracket before more text (not the spaced "·" that parts a
+#: summary), or before a full-width bracket or stop ("订阅是只读的。 任何人…", "快速添加 （按回车键添加）");
+#: and an ASCII comma after Chinese
 #: ("14 个文件, 已使用"), or an ASCII bracket opened after Chinese on its line ("指定时间 (中国时间)",
 #: "截止 明天 08:30 (2026-12-08 08:30 +0800)"). Chinese punctuation carries its own room.
 CHINESE_GAP = re.compile(
