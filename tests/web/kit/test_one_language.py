@@ -23,11 +23,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from playwright import sync_api as playwright_sync
+
+import mesq.web
 
 from ...conftest import LiveServer, start_server, stop_server
 from ..chromium import chromium_page
@@ -143,6 +146,23 @@ def test_chinese_gaps_are_spaces_chinese_does_not_set() -> None:
     assert chinese_gaps("截止 明天 08:30（2026-12-08 08:30 +0800） · 未完成\nPAT (30 days)", set()) == []
     assert chinese_gaps("快速添加（按回车键添加）\n订阅是只读的。任何人\n截止 明天 15:00 · 7天后", set()) == []
     assert chinese_gaps("备注：周报， #工作", {"周报， #工作"}) == []
+
+
+#: A label's aside in brackets set after a literal space: a Chinese page shows "自定义规则 （…）".
+#: `{{ gap }}` is the language's own (a space in English, none in Chinese).
+SPACED_ASIDE = re.compile(r'\}\} <span class="muted">(?:\{\{ _\("\(|\()')
+
+
+def test_an_aside_in_brackets_follows_its_label_with_the_languages_gap() -> None:
+    """The open <details> of a form (a task's Advanced) is no part of what the crawl reads."""
+    templates = Path(mesq.web.__file__).parent / "templates"
+    spaced = [
+        f"{path.relative_to(templates)}:{number}"
+        for path in sorted(templates.rglob("*.html"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if SPACED_ASIDE.search(line)
+    ]
+    assert spaced == []
 
 
 #: Three or more words in a row: a sentence, not a name or a value (`X-MeSQ-Signature: t=…`).
