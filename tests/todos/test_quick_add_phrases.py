@@ -666,13 +666,30 @@ SEPARATED_BY_PUNCTUATION: list[Row] = [
     ("开会（）明天", TUESDAY, "开会（）", date(2026, 12, 9), None),  # guard: typed so
 ]
 
+#: A day already past, with the time said with it, is no due and stays as typed (as 上周末 and
+#: 去年底 are): "上周五 报销" was due the coming Friday, titled "上报销"; "前天晚上8点 回电话" was
+#: due tonight at 20:00, titled "前天回电话".
+PAST_DAYS: list[Row] = [
+    ("上周五 报销", TUESDAY, "上周五 报销", None, None),
+    ("上个星期三 的会议纪要 明天 整理", TUESDAY, "上个星期三的会议纪要整理", date(2026, 12, 9), None),  # guard
+    ("上上周一 的账单", TUESDAY, "上上周一 的账单", None, None),
+    ("前天晚上8点 回电话", TUESDAY, "前天晚上8点 回电话", None, None),
+    ("昨晚 10点半 的会 补纪要", TUESDAY, "昨晚 10点半 的会 补纪要", None, None),
+    ("昨天 15:30 的快递 取", TUESDAY, "昨天 15:30 的快递 取", None, None),
+    ("前天下午 回电话", TUESDAY, "前天下午 回电话", None, None),  # guard
+    ("昨天 交水费", TUESDAY, "昨天 交水费", None, None),  # guard
+    ("上周末 的照片 整理", TUESDAY, "上周末 的照片 整理", None, None),  # guard
+    ("提前天数 统计 明天", TUESDAY, "提前天数统计", date(2026, 12, 9), None),  # guard
+    ("早上周五 跑步", TUESDAY, "早上跑步", date(2026, 12, 11), None),  # guard: 早上, then 周五
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
     + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE + AND_MORE_AS_TYPED
     + AND_MORE_IN_ENGLISH + HOLIDAY_BESIDE_A_DATE + SPACED_MINUTES
-    + IMPOSSIBLE_TIMES + MAY + SEPARATED_BY_PUNCTUATION
+    + IMPOSSIBLE_TIMES + MAY + SEPARATED_BY_PUNCTUATION + PAST_DAYS
 )  # fmt: skip
 
 

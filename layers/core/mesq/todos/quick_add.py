@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo
 from ..kernel.tags import find_tags
 from ..kernel.timestamps import skipped_wall_time
 from ..kernel.typed_digits import ascii_digits
-from .quick_dates import MORNING_WORDS, impossible_times, read_due
+from .quick_dates import MORNING_WORDS, impossible_times, past_days, read_due
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
 from .quick_words import PART_TIMES
 from .short_months import is_leap_day_form, never_skipping
@@ -145,7 +145,8 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     # stays in the title as typed (as 2月30日 does), behind a mark no reader takes a part of.
     marks = (chr(code) for code in _KEPT_MARKS if chr(code) not in line)
     kept: dict[str, str] = {}  # mark -> the phrase it hides
-    for start, end in reversed(impossible_times(line)):
+    # A day already past ("上周五", "前天晚上8点") is no due either, and stays as typed (past_days).
+    for start, end in reversed(_apart(impossible_times(line) + past_days(line))):
         mark = next(marks, None)
         if mark is None:  # cannot happen in MAX_CHARACTERS
             break
@@ -275,6 +276,17 @@ def _without_orphans(title: str, typed: str) -> str:
     if typed[-1:] not in _SEPARATORS:
         out = out.rstrip(_SEPARATORS)
     return out or title
+
+
+def _apart(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` in order, each overlapping one merged into the one before it."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _without(line: str, spans: list[tuple[int, int]]) -> str:

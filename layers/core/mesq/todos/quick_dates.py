@@ -616,6 +616,24 @@ _TYPED_CLOCK = re.compile(
 )
 
 
+#: A day already past ("上周五", "上个星期三", "昨天", "前天", "昨晚"), with the part of the day
+#: and the hour said with it ("前天晚上8点", "昨天 15:30", "上周五下午"): no due, as 上周末 and
+#: 去年底 are; the words stay in the title as typed. Without this, 周五 of 上周五 was read as the
+#: coming Friday (title "上报销") and 晚上8点 of 前天晚上8点 as tonight. Not 马上 / 早上 / 晚上 /
+#: 路上 + 周五 ("马上周五了"), nor 提前天数.
+_PAST_DAY = re.compile(
+    r"(?:(?<![马早晚路线身面台桌])(?:上上|上)(?:个)?(?:周|星期|礼拜)(?:[一二三四五六日]|天(?![气天数子]))"
+    r"|大前天|(?<![提之以向往])前天|昨天|昨日|昨晚|昨夜|(?<![提之以向往])前晚)"
+    rf"(?:\s*(?:(?:{ZH_PART}|早|晚)?\s*(?:{NUM})\s*(?:点钟?|點鐘?|时)(?:\s*半|\s*[一三]刻|\s*整|\s*(?:{NUM})\s*分?)?"
+    rf"|(?:{ZH_PART})?\s*[0-9]{{1,2}}\s*[:：]\s*[0-5][0-9]|(?:{ZH_PART})))?"
+)
+
+
+def past_days(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` that name a day already past, with the time said with it (`_PAST_DAY`)."""
+    return [match.span() for match in _PAST_DAY.finditer(text)]
+
+
 def impossible_times(text: str) -> list[tuple[int, int]]:
     """The spans of `text` that are clock times no clock shows: an hour past 24, a minute past 59,
     24 with minutes ("24:30"), "at 25". They are no due and stay in the title as typed, as an
