@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo
 from ..kernel.tags import find_tags
 from ..kernel.timestamps import skipped_wall_time
 from ..kernel.typed_digits import ascii_digits
-from .quick_dates import MORNING_WORDS, impossible_times, past_days, read_due
+from .quick_dates import MORNING_WORDS, impossible_times, lunar_dates, past_days, read_due
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
 from .quick_words import PART_TIMES
 from .short_months import is_leap_day_form, never_skipping
@@ -145,8 +145,9 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     # stays in the title as typed (as 2月30日 does), behind a mark no reader takes a part of.
     marks = (chr(code) for code in _KEPT_MARKS if chr(code) not in line)
     kept: dict[str, str] = {}  # mark -> the phrase it hides
-    # A day already past ("上周五", "前天晚上8点") is no due either, and stays as typed (past_days).
-    for start, end in reversed(_apart(impossible_times(line) + past_days(line))):
+    # A day already past ("上周五", "前天晚上8点") or of the lunar calendar ("农历八月十五") is no due
+    # either, and stays as typed (past_days, lunar_dates).
+    for start, end in reversed(_apart(impossible_times(line) + past_days(line) + lunar_dates(line))):
         mark = next(marks, None)
         if mark is None:  # cannot happen in MAX_CHARACTERS
             break
