@@ -200,7 +200,7 @@ def test_a_task_page_saves_every_field(services: Services, person: Browser) -> N
 def test_tags_typed_as_the_board_shows_them_or_listed_with_the_chinese_comma(
     services: Services, person: Browser
 ) -> None:
-    """"#家庭" (as a card shows a tag) was refused as no valid tag, and "工作、阅读" (as Chinese
+    """A tag typed as "#家庭" (as a card shows it) was refused as no valid tag, and "工作、阅读" (as Chinese
     lists things) was one tag refused for its punctuation."""
     task = new_task(services, person.user_id, "plan")
     form = {"revision": task["revision"], "title": "plan", "priority": "", "repeat": "", "timezone": "",
