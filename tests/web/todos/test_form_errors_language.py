@@ -152,7 +152,7 @@ def test_a_zone_name_settings_cannot_read_is_said_beside_its_field(services: Ser
     assert answer.status_code == 400
     assert 'id="time-zone-error"' in answer.text and "操作未成功" not in answer.text
     assert 'value="北京"' in answer.text and 'aria-invalid="true"' in answer.text
-    assert 'id="board-names"' not in answer.text and '<h1>设置</h1>' in answer.text
+    assert 'id="board-names"' not in answer.text and "<h1>设置</h1>" in answer.text
     saved = lin.post("/settings/time-zone", {"timeZone": "asia/shanghai"})
     assert saved.status_code == 303
     assert "时区已设为 Asia/Shanghai。" in lin.get(saved.headers["location"]).text
