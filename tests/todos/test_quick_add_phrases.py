@@ -651,13 +651,64 @@ MAY: list[Row] = [
     ("buy 3 apples may be", TUESDAY, "buy 3 apples may be", None, None),
 ]
 
+#: A date typed with the punctuation that sets it apart ("周三：开会", "明天，交报告"): the title
+#: was "：开会", "，交报告", "交报告：", "开会（）" (the chip taken, its separator left behind).
+SEPARATED_BY_PUNCTUATION: list[Row] = [
+    ("周三：开会", TUESDAY, "开会", date(2026, 12, 9), None),
+    ("周三: 开会", TUESDAY, "开会", date(2026, 12, 9), None),
+    ("明天，交报告", TUESDAY, "交报告", date(2026, 12, 9), None),
+    ("明天下午3点：给妈妈打电话", TUESDAY, "给妈妈打电话", at(12, 9, 15), None),
+    ("交报告：明天", TUESDAY, "交报告", date(2026, 12, 9), None),
+    ("开会（周三）", TUESDAY, "开会", date(2026, 12, 9), None),
+    ("tomorrow, call mom", TUESDAY, "call mom", date(2026, 12, 9), None),  # guard
+    ("提醒：明天 交报告", TUESDAY, "提醒：交报告", date(2026, 12, 9), None),  # guard
+    ("：开会 明天", TUESDAY, "：开会", date(2026, 12, 9), None),  # guard: typed so
+    ("开会（）明天", TUESDAY, "开会（）", date(2026, 12, 9), None),  # guard: typed so
+]
+
+#: A day already past, with the time said with it, is no due and stays as typed (as 上周末 and
+#: 去年底 are): "上周五 报销" was due the coming Friday, titled "上报销"; "前天晚上8点 回电话" was
+#: due tonight at 20:00, titled "前天回电话".
+PAST_DAYS: list[Row] = [
+    ("上周五 报销", TUESDAY, "上周五 报销", None, None),
+    ("上个星期三 的会议纪要 明天 整理", TUESDAY, "上个星期三的会议纪要整理", date(2026, 12, 9), None),  # guard
+    ("上上周一 的账单", TUESDAY, "上上周一 的账单", None, None),
+    ("前天晚上8点 回电话", TUESDAY, "前天晚上8点 回电话", None, None),
+    ("昨晚 10点半 的会 补纪要", TUESDAY, "昨晚 10点半 的会 补纪要", None, None),
+    ("昨天 15:30 的快递 取", TUESDAY, "昨天 15:30 的快递 取", None, None),
+    ("前天下午 回电话", TUESDAY, "前天下午 回电话", None, None),  # guard
+    ("昨天 交水费", TUESDAY, "昨天 交水费", None, None),  # guard
+    ("上周末 的照片 整理", TUESDAY, "上周末 的照片 整理", None, None),  # guard
+    ("提前天数 统计 明天", TUESDAY, "提前天数统计", date(2026, 12, 9), None),  # guard
+    ("早上周五 跑步", TUESDAY, "早上跑步", date(2026, 12, 11), None),  # guard: 早上, then 周五
+]
+
+#: A clock time, then 前 ("下午3点前 交材料"): by then; the title was "前交材料" (the day's 前, as
+#: 周五前, was read already). 15:30前 had no due at all.
+BY_A_TIME: list[Row] = [
+    ("下午3点前 交材料", TUESDAY, "交材料", at(12, 8, 15), None),
+    ("明天下午3点半前 交材料", TUESDAY, "交材料", at(12, 9, 15, 30), None),
+    ("周五18点之前 交", TUESDAY, "交", at(12, 11, 18), None),
+    ("15:30前 交", TUESDAY, "交", at(12, 8, 15, 30), None),
+    ("10:00前台 取件 明天", TUESDAY, "10:00前台取件", date(2026, 12, 9), None),  # guard: 前台
+]
+
+#: A date of the lunar calendar is no due (quick add does not convert it); the words stay. 农历八月
+#: 十五 was due 15 August, titled "农历中秋".
+LUNAR_DATES: list[Row] = [
+    ("农历八月十五 中秋", TUESDAY, "农历八月十五 中秋", None, None),
+    ("农历5月5日 端午", TUESDAY, "农历5月5日 端午", None, None),
+    ("妈妈生日 农历十月初八", TUESDAY, "妈妈生日 农历十月初八", None, None),  # guard
+    ("旧历腊月二十三 小年 明天 买糖", TUESDAY, "旧历腊月二十三小年买糖", date(2026, 12, 9), None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
     + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE + AND_MORE_AS_TYPED
     + AND_MORE_IN_ENGLISH + HOLIDAY_BESIDE_A_DATE + SPACED_MINUTES
-    + IMPOSSIBLE_TIMES + MAY
+    + IMPOSSIBLE_TIMES + MAY + SEPARATED_BY_PUNCTUATION + PAST_DAYS + BY_A_TIME + LUNAR_DATES
 )  # fmt: skip
 
 

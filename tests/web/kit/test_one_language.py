@@ -23,11 +23,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from playwright import sync_api as playwright_sync
+
+import mesq.web
 
 from ...conftest import LiveServer, start_server, stop_server
 from ..chromium import chromium_page
@@ -113,13 +116,16 @@ def foreign_runs(text: str, language: str, typed: set[str]) -> list[str]:
 
 
 #: A space where Chinese sets none, in what a page shows across its elements (`innerText`): after
-#: a full stop, comma or closing bracket before more text, or before a full-width bracket or stop
-#: ("订阅是只读的。 任何人…", "快速添加 （按回车键添加）"); and an ASCII comma after Chinese
-#: ("14 个文件, 已使用"). Chinese punctuation carries its own room.
+#: a full stop, comma or closing bracket before more text (not the spaced "·" that parts a
+#: summary), or before a full-width bracket or stop ("订阅是只读的。 任何人…", "快速添加 （按回车键添加）");
+#: and an ASCII comma after Chinese
+#: ("14 个文件, 已使用"), or an ASCII bracket opened after Chinese on its line ("指定时间 (中国时间)",
+#: "截止 明天 08:30 (2026-12-08 08:30 +0800)"). Chinese punctuation carries its own room.
 CHINESE_GAP = re.compile(
-    r"[\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u3001\uff09\u300d\u300f\u3011][ \t]+\S"
+    r"[\u3002\uff01\uff1f\uff1b\uff1a\uff0c\u3001\uff09\u300d\u300f\u3011][ \t]+[^\s·]"
     r"|\S[ \t]+[\u3002\uff0c\uff1b\uff1a\uff01\uff1f\uff08]"
     r"|[\u4e00-\u9fff],"
+    r"|[\u4e00-\u9fff](?:[^\n()]*[ \t])?\("
 )
 
 
@@ -135,8 +141,28 @@ def test_chinese_gaps_are_spaces_chinese_does_not_set() -> None:
     assert chinese_gaps("订阅是只读的。 任何人", set()) == ["订阅是只读的。 任何人"]
     assert chinese_gaps("快速添加 （按回车键添加）", set()) == ["快速添加 （按回车键添加）"]
     assert chinese_gaps("14 个文件, 已使用", set()) == ["14 个文件, 已使用"]
+    assert chinese_gaps("指定时间 (中国时间)", set()) == ["指定时间 (中国时间)"]
+    assert chinese_gaps("截止 明天 08:30 (2026-12-08 08:30 +0800)", set()) == ["截止 明天 08:30 (2026-12-08 0"]
+    assert chinese_gaps("截止 明天 08:30（2026-12-08 08:30 +0800） · 未完成\nPAT (30 days)", set()) == []
     assert chinese_gaps("快速添加（按回车键添加）\n订阅是只读的。任何人\n截止 明天 15:00 · 7天后", set()) == []
     assert chinese_gaps("备注：周报， #工作", {"周报， #工作"}) == []
+
+
+#: A label's aside in brackets set after a literal space: a Chinese page shows "自定义规则 （…）".
+#: `{{ gap }}` is the language's own (a space in English, none in Chinese).
+SPACED_ASIDE = re.compile(r'\}\} <span class="muted">(?:\{\{ _\("\(|\()')
+
+
+def test_an_aside_in_brackets_follows_its_label_with_the_languages_gap() -> None:
+    """The open <details> of a form (a task's Advanced) is no part of what the crawl reads."""
+    templates = Path(mesq.web.__file__).parent / "templates"
+    spaced = [
+        f"{path.relative_to(templates)}:{number}"
+        for path in sorted(templates.rglob("*.html"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if SPACED_ASIDE.search(line)
+    ]
+    assert spaced == []
 
 
 #: Three or more words in a row: a sentence, not a name or a value (`X-MeSQ-Signature: t=…`).

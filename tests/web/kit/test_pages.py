@@ -40,6 +40,28 @@ def test_unknown_url_is_a_page_for_browsers_and_json_for_clients(client: TestCli
     assert static.status_code == 404 and static.headers["content-type"].startswith("text/html")
 
 
+def test_a_get_of_a_forms_post_url_goes_to_the_page_above_it(client: TestClient) -> None:
+    """A reload after a post, a bookmarked or typed action URL: the page the form is on, not an
+    error page saying "'/todos/tasks/ID/complete' 不允许 'GET'" (each was a 405 page before)."""
+    pages = {
+        "/todos/tasks/abc/complete": "/todos/tasks/abc",
+        "/todos/subtasks/def/toggle": "/todos",
+        "/todos/spaces": "/todos",
+        "/todos/columns": "/todos",
+        "/todos/trash/restore": "/todos/trash",
+        "/todos/today/undo": "/todos/today",
+        "/activity/undo": "/activity",
+    }
+    for path, above in pages.items():
+        answer = client.get(path, headers=HTML, follow_redirects=False)
+        assert (answer.status_code, answer.headers.get("location")) == (303, above), path
+    # A program's POST-only path, and another method than GET, keep the 405.
+    assert client.get("/api/toolkit/todo/tasks", headers=HTML).status_code != 303
+    assert client.get("/oauth/token", headers=HTML, follow_redirects=False).status_code == 405
+    assert client.delete("/todos/spaces", headers=HTML).status_code == 405
+    assert client.get("/todos/spaces", follow_redirects=False).status_code == 405  # no Accept: a client, JSON
+
+
 def test_every_page_links_the_favicon(client: TestClient, browser: Callable[..., Browser]) -> None:
     icon = client.get("/static/favicon.svg")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")

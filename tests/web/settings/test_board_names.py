@@ -4,6 +4,7 @@ operations (each recorded in the history), and a name the person gave stays."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from mesq.todos.board.spaces import has_board
@@ -57,6 +58,21 @@ def test_a_name_the_person_gave_stays(services: Services, browser: Callable[...,
     assert done.status_code == 303
     assert "Renamed 3 names on your board." in person.get("/settings", headers=EN).text
     assert _names(services, person.user_id) == (["Default"], ["To do", "阅读中", "Done"])
+
+
+def test_each_column_offered_says_its_space(services: Services, browser: Callable[..., Browser]) -> None:
+    """Two spaces made in English, read in Chinese: each column's line names its space (the list
+    said "列 “To do” → “待办”" twice, once a space, with nothing to tell the two apart)."""
+    person = browser()
+    person.get("/todos", headers=EN)
+    call = call_of(services, person.user_id, SCOPES)
+    run_operation(call, "create_todo_space", {"name": "Work"})
+    offer = person.get("/settings", headers=ZH).text
+    lines = re.findall(r"<li>([^<]*→[^<]*)</li>", offer)
+    assert len(lines) == len(set(lines)) == 7, lines
+    assert "空间“Default” → “默认”" in lines
+    for space in ("Default", "Work"):
+        assert f"“{space}”中的列“To do” → “待办”" in lines, lines
 
 
 def test_looking_at_settings_makes_no_board(services: Services, browser: Callable[..., Browser]) -> None:

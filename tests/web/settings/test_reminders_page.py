@@ -183,3 +183,13 @@ def test_valid_email_ntfy_and_telegram_forms_are_saved_with_their_secrets_sealed
     assert records["ntfy"]["url"] == "https://ntfy.sh/mesq-route-test"
     assert records["telegram"]["config"] == {"chat": "4242"} and BOT not in records["telegram"]["url"]
     assert "me@example.org" in page and "4242" in page
+
+
+def test_the_page_says_reminders_are_set_on_a_tasks_page_too(browser: Callable[..., Browser]) -> None:
+    """A task's page sets reminders (its Reminders card links here); this page said they were
+    set by MCP clients alone, in both languages."""
+    person = browser()
+    english = person.get("/settings/reminders", headers={"accept-language": "en"}).text
+    assert "Todo reminders (set on a task’s page, or by your MCP clients with" in english
+    chinese = person.get("/settings/reminders", headers={"accept-language": "zh-CN"}).text
+    assert "待办提醒（在任务页面上设置，或由你的 MCP 客户端通过" in chinese

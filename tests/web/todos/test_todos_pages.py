@@ -197,6 +197,20 @@ def test_a_task_page_saves_every_field(services: Services, person: Browser) -> N
     assert 'name="revision" value="2"' in shown  # still in the forms
 
 
+def test_tags_typed_as_the_board_shows_them_or_listed_with_the_chinese_comma(
+    services: Services, person: Browser
+) -> None:
+    """A tag typed as "#家庭" (as a card shows it) was refused as no valid tag, and "工作、阅读" (as Chinese
+    lists things) was one tag refused for its punctuation."""
+    task = new_task(services, person.user_id, "plan")
+    form = {"revision": task["revision"], "title": "plan", "priority": "", "repeat": "", "timezone": "",
+            "tags": "#家庭，工作、阅读, ＃travel"}  # fmt: skip
+    saved = person.post(f"/todos/tasks/{task['id']}", form)
+    assert saved.status_code == 303, saved.text
+    stored = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]
+    assert stored["tags"] == ["家庭", "工作", "阅读", "travel"]
+
+
 def long_note(size: int = 50_000) -> str:
     """A note of exactly `size` characters whose every line is numbered, so a lost page shows."""
     lines = "".join(f"line {number:05d} 长笔记 & <b>\n" for number in range(size // 20 + 1))

@@ -163,6 +163,19 @@ def test_a_space_is_renamed_and_deleted_with_the_apis_rules(services: Services, 
     assert gone.status_code == 303 and len(spaces(services, person.user_id)["spaces"]) == 2
 
 
+def test_a_space_with_tasks_is_refused_by_its_name(services: Services, person: Browser) -> None:
+    """The refusal names the space as the board shows it; it named its slug, and a Chinese name's
+    slug is "space": "空间 'space' 中还有 1 个任务"."""
+    work = run(services, person.user_id, "create_todo_space", {"name": "工作"})
+    new_task(services, person.user_id, "交报告", columnId=work["columns"][0]["id"])
+    busy = person.post(
+        f"/todos/spaces/{work['space']['id']}/delete", {"revision": 1}, headers={"accept-language": "zh-CN"}
+    )
+    assert busy.status_code == 409
+    said = html.unescape(busy.text)
+    assert "空间 '工作' 中还有 1 个任务；请先移走或删除" in said and "'space'" not in said
+
+
 def test_an_inbox_item_page_saves_due_notes_and_subtasks(services: Services, person: Browser) -> None:
     item = run(services, person.user_id, "create_todo_inbox_item", {"title": "renew passport"})["item"]
     listed = person.get("/todos/inbox").text

@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo
 from ..kernel.tags import find_tags
 from ..kernel.timestamps import skipped_wall_time
 from ..kernel.typed_digits import ascii_digits
-from .quick_dates import MORNING_WORDS, impossible_times, read_due
+from .quick_dates import MORNING_WORDS, impossible_times, lunar_dates, past_days, read_due
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
 from .quick_words import PART_TIMES
 from .short_months import is_leap_day_form, never_skipping
@@ -145,7 +145,9 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     # stays in the title as typed (as 2月30日 does), behind a mark no reader takes a part of.
     marks = (chr(code) for code in _KEPT_MARKS if chr(code) not in line)
     kept: dict[str, str] = {}  # mark -> the phrase it hides
-    for start, end in reversed(impossible_times(line)):
+    # A day already past ("上周五", "前天晚上8点") or of the lunar calendar ("农历八月十五") is no due
+    # either, and stays as typed (past_days, lunar_dates).
+    for start, end in reversed(_apart(impossible_times(line) + past_days(line) + lunar_dates(line))):
         mark = next(marks, None)
         if mark is None:  # cannot happen in MAX_CHARACTERS
             break
@@ -229,6 +231,7 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     title_words = [shown for word in words if (shown := originals.get(word, _unmasked(word, kept)))]
     title = (_join(title_words) if found else typed) or typed or text.strip()
     title = _NO_SPACE_BEFORE.sub("", title)  # "去买菜 ，别忘了": the space a removed chip stood in
+    title = _without_orphans(title, text.strip())
     return QuickAdd(
         title=_as_typed(title, text, as_typed),
         due=due,
@@ -254,6 +257,37 @@ def _as_typed(title: str, read: str, typed: str) -> str:
 
 #: Spaces before closing CJK punctuation: no one types them; they are left where a chip was taken out.
 _NO_SPACE_BEFORE = re.compile(r"\s+(?=[，。；：！？、）】》」』”’])")
+
+
+#: What sets a date apart from the words it came with ("周三：开会", "明天，交报告", "交报告：明天").
+_SEPARATORS = "：:，,、；;。 \t"
+#: A pair of brackets a removed chip leaves empty ("开会（周三）").
+_EMPTY_BRACKETS = re.compile(r"\s*(?:（\s*）|\(\s*\)|【\s*】|\[\s*\])")
+
+
+def _without_orphans(title: str, typed: str) -> str:
+    """`title` without the punctuation a removed chip leaves behind: a separator at either end
+    that the line did not begin or end with, and brackets left empty that the line did not hold
+    empty. A title that would be nothing stays as it was."""
+    out = title
+    if not _EMPTY_BRACKETS.search(typed):
+        out = _EMPTY_BRACKETS.sub("", out)
+    if typed[:1] not in _SEPARATORS:
+        out = out.lstrip(_SEPARATORS)
+    if typed[-1:] not in _SEPARATORS:
+        out = out.rstrip(_SEPARATORS)
+    return out or title
+
+
+def _apart(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` in order, each overlapping one merged into the one before it."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _without(line: str, spans: list[tuple[int, int]]) -> str:

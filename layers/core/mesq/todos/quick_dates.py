@@ -121,6 +121,12 @@ _ZH_BY_DAY = re.compile(
     r"(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2}|今天|今日|明天|明日|后天|大后天|(?:周|星期|礼拜)[一二三四五六日天])"
     r"\s*(?P<by>之前|以前|之内|以内|前)(?![台面往进后天年辈夕景线方排端沿期])"
 )
+#: A clock time, then 前 / 之前 / 以前 ("下午3点前 交材料", "周五18点之前", "15:30前"): by then,
+#: which is the due; the word does not stay in the title (it was "前交材料"). Read once the clock
+#: times are rewritten ("15:00 前").
+_ZH_BY_TIME = re.compile(
+    r"(?<![0-9:])(?P<time>[0-9]{1,2}:[0-5][0-9])\s*(?P<by>之前|以前|前)(?![台面往进后天年辈夕景线方排端沿期])"
+)
 #: 周末, 这个周末, 本周末, 下周末 (the weekend's Saturday; on a Saturday or Sunday, 周末 is today);
 #: 月底, 这个月底, 下个月底, 12月底 (the month's last day); 年底 (31 December); 元旦, 双十一 (the next
 #: 1 January, 11 November).
@@ -338,7 +344,13 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
             originals[day] = originals.get(day, day) + match["by"]
         return f" {day} "
 
-    return _ZH_BY_DAY.sub(by_day, text)
+    def by_time(match: re.Match[str]) -> str:  # "下午3点前": the time is the due
+        time = match["time"]
+        if originals is not None:
+            originals[time] = originals.get(time, time) + match["by"]
+        return f" {time} "
+
+    return _ZH_BY_TIME.sub(by_time, _ZH_BY_DAY.sub(by_day, text))
 
 
 #: "on the 5th", "the 21st": a day of the month alone, which dateparser reads as a month ("the
@@ -614,6 +626,44 @@ _TYPED_CLOCK = re.compile(
     r"|\bat\s+(?P<at>[0-9]{1,2})(?:\s*(?:am|pm|a\.m\.|p\.m\.)(?![A-Za-z]))?(?![0-9:：.])",
     re.I,
 )
+
+
+#: A day already past ("上周五", "上个星期三", "昨天", "前天", "昨晚"), with the part of the day
+#: and the hour said with it ("前天晚上8点", "昨天 15:30", "上周五下午"): no due, as 上周末 and
+#: 去年底 are; the words stay in the title as typed. Without this, 周五 of 上周五 was read as the
+#: coming Friday (title "上报销") and 晚上8点 of 前天晚上8点 as tonight. Not 马上 / 早上 / 晚上 /
+#: 路上 + 周五 ("马上周五了"), nor 提前天数.
+_PAST_DAY = re.compile(
+    r"(?:(?<![马早晚路线身面台桌])(?:上上|上)(?:个)?(?:周|星期|礼拜)(?:[一二三四五六日]|天(?![气天数子]))"
+    r"|大前天|(?<![提之以向往])前天|昨天|昨日|昨晚|昨夜|(?<![提之以向往])前晚)"
+    rf"(?:\s*(?:(?:{ZH_PART}|早|晚)?\s*(?:{NUM})\s*(?:点钟?|點鐘?|时)(?:\s*半|\s*[一三]刻|\s*整|\s*(?:{NUM})\s*分?)?"
+    rf"|(?:{ZH_PART})?\s*[0-9]{{1,2}}\s*[:：]\s*[0-5][0-9]|(?:{ZH_PART})))?"
+)
+
+
+def past_days(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` that name a day already past, with the time said with it (`_PAST_DAY`)."""
+    return [match.span() for match in _PAST_DAY.finditer(text)]
+
+
+#: A date of the Chinese lunar calendar ("农历八月十五", "阴历5月5日", "旧历腊月二十三"): no due, since
+#: quick add does not convert it; the words stay in the title. It was read as the Gregorian day
+#: (农历八月十五 due 15 August, titled "农历中秋").
+_LUNAR_DATE = re.compile(
+    r"(?:农历|阴历|旧历)\s*(?:(?:正|腊|冬|闰?[一二三四五六七八九十]{1,2}|[0-9]{1,2})月)?\s*"
+    r"(?:初[一二三四五六七八九十]|廿[一二三四五六七八九]?|二十[一二三四五六七八九]?|三十|十[一二三四五六七八九]?"
+    r"|[一二三四五六七八九]|[0-9]{1,2})?\s*[日号號]?"
+)
+
+
+def lunar_dates(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` that are dates of the lunar calendar (`_LUNAR_DATE`)."""
+    spans = []
+    for match in _LUNAR_DATE.finditer(text):
+        said = match[0].rstrip()
+        if len(said) > 2:  # more than 农历 alone ("农历 生日": the word, nothing to keep from the reader)
+            spans.append((match.start(), match.start() + len(said)))
+    return spans
 
 
 def impossible_times(text: str) -> list[tuple[int, int]]:

@@ -14,12 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import BaseRoute, Mount
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Match, Mount
 from starlette.staticfiles import StaticFiles
 
 from ..asgi.app import ErrorPage
-from ..kernel.errors import MesqError
+from ..kernel.errors import MesqError, MethodNotAllowed
 from ..wiring.services import Services
 from .kit.framework import Clock, Web, current_session, error_page, request_preferences
 from .kit.i18n import choose_language
@@ -85,6 +85,8 @@ def browser_error_pages(services: Services) -> ErrorPage:
     web = Web.build(services)
 
     async def page(error: MesqError, trace_id: str, request: Request) -> Response:
+        if isinstance(error, MethodNotAllowed) and (back := page_above(request)) is not None:
+            return RedirectResponse(back, status_code=303)
         try:
             session = await current_session(web, request)
         except Exception:  # a store fault must not turn a 404 into a 500: the browser's language
@@ -93,6 +95,27 @@ def browser_error_pages(services: Services) -> ErrorPage:
         return error_page(error, trace_id, session, language, request)
 
     return page
+
+
+#: Paths whose POST-only routes are for programs, not pages: a browser's GET there keeps its 405.
+NOT_PAGES = ("/api/", "/oauth/", "/mcp")
+
+
+def page_above(request: Request) -> str | None:
+    """The page a browser's GET of a form's POST-only URL goes to (a reload after a post, a
+    bookmarked or typed action URL): the nearest path above it that a GET answers
+    (`/todos/tasks/ID/complete` -> the task, `/todos/spaces` -> the board), instead of an error
+    page saying the method is not allowed. None for another method, or a program's path."""
+    path = request.url.path
+    if request.method not in ("GET", "HEAD") or path.startswith(NOT_PAGES):
+        return None
+    routes = request.app.router.routes
+    while path not in ("", "/"):
+        path = path.rsplit("/", 1)[0] or "/"
+        scope = {**request.scope, "path": path, "method": "GET"}
+        if any(route.matches(scope)[0] is Match.FULL for route in routes):
+            return path
+    return None
 
 
 __all__ = ["ThrottlePolicy", "browser_error_page", "browser_error_pages", "web_routes"]

@@ -173,8 +173,8 @@ def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         live_tasks = state.live_root_count([c["id"] for c in state.columns_of(before["id"])])
         if live_tasks:
             raise Conflict(
-                "space %(slug)s still has %(live_tasks)s live tasks; move or delete them first",
-                slug=quoted(before["slug"]),
+                "space %(name)s still has %(live_tasks)s live tasks; move or delete them first",
+                name=quoted(before["name"]),  # not its slug: a Chinese name's slug is "space"
                 live_tasks=live_tasks,
             )
         return before

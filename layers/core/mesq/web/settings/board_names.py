@@ -33,6 +33,7 @@ class Rename:
     revision: int
     name: str
     to: str
+    space: str = ""  # a column's space, by its name now: two spaces' "To do" are two lines
 
 
 def default_names_to_rename(listing: dict[str, Any], language: str) -> list[Rename]:
@@ -49,8 +50,16 @@ def default_names_to_rename(listing: dict[str, Any], language: str) -> list[Rena
             for space in listing["spaces"]
             if space["name"] == other_space
         ]
+        spaces = {space["id"]: space["name"] for space in listing["spaces"]}
         renames += [
-            Rename("column", column["id"], column["revision"], column["name"], column_names[other_columns.index(name)])
+            Rename(
+                "column",
+                column["id"],
+                column["revision"],
+                name,
+                column_names[other_columns.index(name)],
+                spaces.get(column["spaceId"], ""),
+            )
             for column in listing["columns"]
             if (name := column["name"]) in other_columns
         ]

@@ -26,15 +26,18 @@ from .board_names import rename_default_names, renames_offered
 PAGE = "/settings"
 
 
-async def settings_page(page: Page) -> Response:
+async def settings_page(page: Page, *, zone_error: str = "", typed_zone: str | None = None) -> Response:
     profile = await run_sync(get_user, page.web.services.items, page.user.user_id)
     chosen = (profile or {}).get("settings", {}).get("language", "")
     return page.render(
         "settings/index.html",
+        status=400 if zone_error else 200,
         nav="settings",
         chosen_language=chosen if chosen in LANGUAGES else "",
         board_renames=await renames_offered(page),
         user_zone=page.user_zone,
+        typed_zone=page.user_zone if typed_zone is None else typed_zone,
+        zone_error=zone_error,
         browser_zone=request_zone(page.request),
         zones=zone_names(),
     )
@@ -63,9 +66,17 @@ async def board_names_submit(page: Page) -> Response:
 
 
 async def time_zone_submit(page: Page) -> Response:
-    # The operation checks the name (an IANA zone, else a clear validation error page).
-    saved = await page.invoke("set_time_zone", {"timeZone": page.fields.text("timeZone")})
+    typed = page.fields.text("timeZone").strip()
+    # A name as the list spells it, whatever its case ("asia/shanghai"): the operation takes the exact one.
+    name = {zone.lower(): zone for zone in zone_names()}.get(typed.lower(), typed)
     back = safe_next(page.fields.text("back"), PAGE)  # the offer's page (every page offers it): stay there
+    try:
+        saved = await page.invoke("set_time_zone", {"timeZone": name})
+    except ValidationError as error:
+        if back != PAGE:  # the offer's zone is the browser's own: an error page, as before
+            raise
+        # Settings' own field: the page again, the reason beside the field and the name as typed
+        return await settings_page(page, zone_error=page.error_text(error), typed_zone=typed)
     return page.redirect_with_flash(back, page.gettext("Time zone set to %(zone)s.", zone=saved["timeZone"]))
 
 

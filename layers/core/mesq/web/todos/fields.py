@@ -163,9 +163,15 @@ def submitted_form(fields: Fields) -> TaskForm:
     )
 
 
+#: What parts tags as typed: the comma, the full-width comma and the enumeration comma 、
+#: ("家庭、工作", as Chinese lists things).
+_TAG_SEPARATORS = re.compile(r"[,\uff0c\u3001]")
+
+
 def tag_list(text: str) -> list[str]:
-    """`work, 家务 ,, home` -> ["work", "家务", "home"] (order kept, repeats dropped)."""
-    names = [name.strip() for name in text.replace("\uff0c", ",").split(",")]  # the CJK comma too
+    """`work, 家务 ,, home` -> ["work", "家务", "home"] (order kept, repeats dropped); `#家庭、#工作`
+    -> ["家庭", "工作"]: a tag typed as the board shows it, with its #, is that tag."""
+    names = [name.strip().lstrip("#\uff03").strip() for name in _TAG_SEPARATORS.split(text)]
     return list(dict.fromkeys(name for name in names if name))
 
 
