@@ -51,7 +51,7 @@ def test_state_conflicts_are_409_conflict(client: TestClient, make_account: Call
     assert "already used" in conflict("create_todo_space", {"name": "B", "slug": "taken"})
     column = mcp.ok("create_todo_column", {"name": "busy", "spaceId": space["id"]})["column"]
     task = mcp.ok("create_todo_task", {"title": "t", "columnId": column["id"]})["task"]
-    assert "live tasks" in conflict("delete_todo_column", {"columnId": column["id"], "expectedRevision": 1})
+    assert "still has 1 live task;" in conflict("delete_todo_column", {"columnId": column["id"], "expectedRevision": 1})
     assert "not in the trash" in conflict("restore_todo_task", {"id": task["id"], "expectedRevision": 1})
     memo = mcp.ok("create_memo", {"content": "m"})["memo"]
     assert "not in the trash" in conflict("restore_memo", {"id": memo["id"], "expectedRevision": 1})

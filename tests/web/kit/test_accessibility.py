@@ -347,7 +347,7 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
     page.goto(base + "/todos")
     page.get_by_label("Edit column To do").click()
     page.locator("section.todo-column").first.get_by_role("button", name="Delete column").click()
-    playwright_sync.expect(page.locator(".column-menu[open] .error")).to_contain_text("live tasks")
+    playwright_sync.expect(page.locator(".column-menu[open] .error")).to_contain_text("live task")
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     audit.check("/todos with its menus open and a refusal")
     # In-place writes (issue 30): a toast with Undo showing and a card's ⋯ menu open, then the

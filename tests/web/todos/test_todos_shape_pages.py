@@ -78,7 +78,7 @@ def test_deleting_a_column_with_tasks_or_the_last_one_says_why(services: Service
     refused = person.post(f"/todos/columns/{todo['id']}/delete", {"revision": 1})
     assert refused.status_code == 409
     menu = menu_of(refused.text, todo["id"])
-    assert '<details class="column-menu" open>' in menu and "still has 1 live tasks" in html.unescape(menu)
+    assert '<details class="column-menu" open>' in menu and "still has 1 live task;" in html.unescape(menu)
     work = run(services, person.user_id, "create_todo_space", {"name": "Work", "columns": ["Only"]})
     only = work["columns"][0]
     last = person.post(f"/todos/columns/{only['id']}/delete", {"space": work["space"]["id"], "revision": 1})

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, RevisionConflict, ValidationError
+from ...kernel.i18n import Text
 from ...kernel.messages import quoted
 from ...kernel.ports.storage import Item, WriteOp
 from ...kernel.timestamps import now_timestamp
@@ -103,6 +104,14 @@ def update_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return apply(call, build, _conflict(args["columnId"]))
 
 
+def live_task_words(count: int) -> Text:
+    """How many live tasks hold a column or space back: "1 live task", never "1 live tasks" (a
+    `Text` has no plural forms; English needs its two, Chinese says one)."""
+    if count == 1:
+        return Text("1 live task")
+    return Text("%(count)s live tasks", count=count)
+
+
 def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
 
@@ -112,9 +121,9 @@ def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         live_tasks = state.live_root_count([before["id"]])  # the size item (a table read), not the index
         if live_tasks:
             raise Conflict(
-                "column %(name)s still has %(live_tasks)s live tasks; move or delete them first",
+                "column %(name)s still has %(tasks)s; move or delete them first",
                 name=quoted(before["name"]),
-                live_tasks=live_tasks,
+                tasks=live_task_words(live_tasks),
             )
         if not before.get("archived") and not _other_open_columns(state, before):
             raise Conflict("this is the space's last open column; a space keeps at least one (add another first)")

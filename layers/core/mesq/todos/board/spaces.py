@@ -33,6 +33,7 @@ from ..writes import (
     put_revised,
     require_revision,
 )
+from .columns import live_task_words
 
 
 def _space_data(state: TodoState, space: Item) -> dict[str, Any]:
@@ -173,9 +174,9 @@ def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         live_tasks = state.live_root_count([c["id"] for c in state.columns_of(before["id"])])
         if live_tasks:
             raise Conflict(
-                "space %(name)s still has %(live_tasks)s live tasks; move or delete them first",
+                "space %(name)s still has %(tasks)s; move or delete them first",
                 name=quoted(before["name"]),  # not its slug: a Chinese name's slug is "space"
-                live_tasks=live_tasks,
+                tasks=live_task_words(live_tasks),
             )
         return before
 
