@@ -142,6 +142,35 @@ def test_the_undo_and_redo_of_a_recurring_completion_read_as_reopen_and_complete
     assert summary([undo], Translator("zh")) == "重新打开了 1 个任务"
 
 
+def test_a_toast_undoing_a_recurring_completion_says_the_due_is_back_not_open_again():
+    """Completing a repeating task closes an occurrence by moving its due on; the task was never
+    done. Its toast's Undo said "Undone: open again." (the words for a task that was closed);
+    it brings the earlier due back, and undoing a completion that did close a task still says
+    "open again"."""
+    from mesq.web.activity.undo_words import undone_state
+
+    occurrence = {
+        "record": {"kind": "task", "id": "x", "title": "记账"},
+        "action": "update",
+        "operation": "complete_todo_task",
+        "fields": ["due", "occurrenceCount", "occurrences"],
+        "before": {"due": {"type": "date", "date": "2026-12-07"}},
+        "after": {"due": {"type": "date", "date": "2026-12-08"}, "occurrenceCount": 1},
+    }
+    closed = {**occurrence, "fields": ["done", "completedAt", "columnId"], "before": {"done": False},
+              "after": {"done": True}}  # fmt: skip
+    reopened_occurrence = {**occurrence, "operation": "undo_changes", "undoes": "c1",
+                           "before": occurrence["after"], "after": occurrence["before"]}  # fmt: skip
+    expected = {
+        "en": ("Undone: its earlier due is back.", "Undone: open again.", "Undone: on to its next due again."),
+        "zh": ("已撤销：之前的截止时间已恢复。", "已撤销：重新打开。", "已撤销：已再次移到下一次截止时间。"),
+    }
+    for language, said in expected.items():
+        say = Translator(language)
+        assert (undone_state([occurrence], say), undone_state([closed], say),
+                undone_state([reopened_occurrence], say)) == said  # fmt: skip
+
+
 def test_a_move_to_another_space_names_the_space_not_two_columns():
     """move_todo_task to another space rewrites `spaceId` and `columnId`: the line read "moved the
     task “Book hotel” from “To do” to “To do”" (each space's first column), never naming the space

@@ -159,10 +159,23 @@ _AFTER_UNDO = {
 }  # fmt: skip
 
 
+#: A repeating task's occurrence is closed by moving its due on, never by `done`: undoing that
+#: brings its due back ("open again" said it had been closed); undoing the undo moves it on again.
+_OCCURRENCE_AFTER_UNDO = {"complete": N_("its earlier due is back"), "reopen": N_("on to its next due again")}
+
+
+def _after_undo(change: dict[str, Any]) -> str | None:
+    """The phrase for a record after `change` was undone (an `_AFTER_UNDO` value), or None."""
+    act = act_of(change)
+    if act in _OCCURRENCE_AFTER_UNDO and "done" not in change["fields"]:
+        return _OCCURRENCE_AFTER_UNDO[act]
+    return _AFTER_UNDO.get(act)
+
+
 def undone_state(changes: list[dict[str, Any]], say: Translator) -> str:
     """A toast's answer to its Undo: what the record is now, one phrase per act undone, newest
     first ("Undone: back from the trash, no longer pinned.")."""
-    phrases = list(dict.fromkeys(say.gettext(_AFTER_UNDO[act]) for act in map(act_of, changes) if act in _AFTER_UNDO))
+    phrases = list(dict.fromkeys(say.gettext(phrase) for phrase in map(_after_undo, changes) if phrase))
     if not phrases:
         return say.gettext("Undone.")
     return say.gettext("Undone: %(what)s.", what=say.gettext(", ").join(phrases))
