@@ -26,7 +26,7 @@ LONG = "长" * (MAX_TAG_LENGTH + 1)
 SAID = {
     "en": f"'#{'长' * 23}…' is longer than {MAX_TAG_LENGTH} characters, the most a tag can have: kept as text,"
     " not as a tag",
-    "zh": f"'#{'长' * 23}…' 超过 {MAX_TAG_LENGTH} 个字符，标签最长只能这么长：已作为文字保留，不算标签",
+    "zh": f"“#{'长' * 23}…”超过 {MAX_TAG_LENGTH} 个字符，标签最长只能这么长：已作为文字保留，不算标签",
 }
 
 

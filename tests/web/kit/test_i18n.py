@@ -190,6 +190,27 @@ def test_a_stored_text_keeps_its_nested_texts_translatable() -> None:
     assert Translator("zh").text(older) == "x line 1：y"
 
 
+def test_a_quoted_value_takes_the_readers_quotation_marks() -> None:
+    """A message quotes what the client sent or named (`'工作'`, `messages.quoted`); a Chinese
+    page read it with the English marks and the spaces they needed ("空间 '工作' 中还有 1 个任务").
+    On a Chinese page it takes Chinese marks and no space beside them, stored and read back too;
+    REST, MCP and the logs (`str`) keep the English, escapes and the cut included."""
+    from mesq.kernel.i18n import Text, Translator
+    from mesq.kernel.messages import quoted
+
+    said = Text("space %(name)s still has %(tasks)s; move or delete them first", name=quoted("工作"),
+                tasks=Text("1 live task"))  # fmt: skip
+    assert str(said) == "space '工作' still has 1 live task; move or delete them first"
+    assert Translator("en").text(said) == str(said)
+    assert Translator("zh").text(said) == "空间“工作”中还有 1 个任务；请先移走或删除"
+    again = Text.from_stored(said.stored())
+    assert str(again) == str(said) and Translator("zh").text(again) == "空间“工作”中还有 1 个任务；请先移走或删除"
+    hostile = Text("column %(name)s still has %(tasks)s; move or delete them first", name=quoted("a\nb" * 30),
+                   tasks=Text("1 live task"))  # fmt: skip
+    chinese = Translator("zh").text(hostile)
+    assert chinese.startswith("列“a\\nb") and "…”中还有" in chinese and "\n" not in chinese, chinese
+
+
 def test_words_for_programs_are_in_the_english_of_the_api_and_not_on_a_page() -> None:
     """A message's hint for programs (the call that does what it asks) is in `str` (REST, MCP,
     the CLI) and left out where a person reads it, in either language; stored, it stays so."""

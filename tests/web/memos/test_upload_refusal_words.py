@@ -31,8 +31,8 @@ WORDS = {
         "control": "文件名：里面有控制字符（换行、制表符或其他看不见的字符），请去掉后重新命名文件",
         "too large": "文件大小：文件有 101 MiB（105906176 字节），超过了每个文件 100 MiB（104857600 字节）的上限，"
         "请选一个小一些的文件",
-        "type": "文件类型：'text/html\\x7f' 不是媒体类型（如 image/jpeg）",
-        "todo path": "附件：'users/%(user)s/todo/abc' 不是笔记附件的路径",
+        "type": "文件类型：“text/html\\x7f”不是媒体类型（如 image/jpeg）",
+        "todo path": "附件：“users/%(user)s/todo/abc”不是笔记附件的路径",
     },
     "en": {
         "empty size": "File size: the file is empty; choose a file that has content",
@@ -100,7 +100,7 @@ def test_a_wrong_path_on_the_download_page_names_the_kind_in_chinese(browser: Ca
     main = re.search(r"<main.*?</main>", page.text, re.S)
     assert main is not None
     text = html.unescape(re.sub(r"<[^>]+>", " ", main.group(0)))
-    assert re.search(r"附件：'[^']*' 不是笔记附件的路径", text), text  # the error page may cut the value short
+    assert re.search(r"附件：“[^”]*”不是笔记附件的路径", text), text  # the error page may cut the value short
     assert foreign_runs(re.sub(r"\b[0-9a-f]{32}\b", " ", text), "zh", {"users/x/memo/y"}) == []  # the trace id out
     # REST and MCP still say the shape a program should send
     with pytest.raises(ValidationError) as refused:

@@ -156,8 +156,8 @@ def test_skipped_markdown_notes_are_said_in_the_readers_language(browser: Callab
         "outside.md": "![图](../secret.png)".encode(),
     })  # fmt: skip
     for headers, said, unsaid in (
-        (ZH, ["empty.md</code>：内容为空：没有文字，也没有标签", "pinned：'maybe' 不是 true 或 false",
-              "图片 '../secret.png' 指向文件夹之外"], ["no text", "is not true", "outside the folder"]),
+        (ZH, ["empty.md</code>：内容为空：没有文字，也没有标签", "pinned：“maybe”不是 true 或 false",
+              "图片“../secret.png”指向文件夹之外"], ["no text", "is not true", "outside the folder"]),
         (EN, ["empty: no text and no tags", "pinned: 'maybe' is not true or false",
               "image '../secret.png' points outside the folder"], ["内容为空"]),
     ):  # fmt: skip

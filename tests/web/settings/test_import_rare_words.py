@@ -61,7 +61,7 @@ def _error_block(page: str, block: str) -> str:
 HOSTILE = {
     "traversal": (
         lambda: _zip({"flomo@x/index.html": b"<html></html>", "../evil.html": b"x"}),
-        "flomo.zip：文件名 '../evil.html' 指向压缩包之外（路径穿越）",
+        "flomo.zip：文件名“../evil.html”指向压缩包之外（路径穿越）",
         "flomo.zip: member name '../evil.html' leaves the archive (path traversal)",
     ),
     "encrypted": (
@@ -71,7 +71,7 @@ HOSTILE = {
     ),
     "overlap": (
         lambda: _overlapping(_zip({"flomo@x/index.html": b"<html></html>", "flomo@x/b.html": b"<html></html>"})),
-        "flomo.zip：文件 'flomo@x/index.html' 和 'flomo@x/b.html' 的数据互相重叠（可能是 ZIP 炸弹）",
+        "flomo.zip：文件“flomo@x/index.html”和“flomo@x/b.html”的数据互相重叠（可能是 ZIP 炸弹）",
         "flomo.zip: members 'flomo@x/index.html' and 'flomo@x/b.html' overlap (a ZIP bomb?)",
     ),
 }
@@ -128,7 +128,7 @@ def test_a_flomo_reports_skipped_cards_in_the_readers_language(browser: Callable
     chinese = _listed(_report(person, "flomo", export, "flomo.zip", ZH))
     assert "第 1 张卡片（2024-03-05 09:30:00） 的文件 'file/gone.png'" in chinese
     assert "导出里没有这个文件" in chinese
-    assert "第 2 张卡片（2024-13-45 99:99）：时间 '2024-13-45 99:99' 不是日期和时刻" in chinese
+    assert "第 2 张卡片（2024-13-45 99:99）：时间“2024-13-45 99:99”不是日期和时刻" in chinese
     assert ENGLISH.search(chinese) is None, chinese
     english = _listed(_report(browser(), "flomo", export, "flomo.zip", EN))
     assert "card 1 (2024-03-05 09:30:00) file 'file/gone.png'" in english and "not in the export" in english

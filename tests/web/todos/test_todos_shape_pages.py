@@ -173,7 +173,7 @@ def test_a_space_with_tasks_is_refused_by_its_name(services: Services, person: B
     )
     assert busy.status_code == 409
     said = html.unescape(busy.text)
-    assert "空间 '工作' 中还有 1 个任务；请先移走或删除" in said and "'space'" not in said
+    assert "空间“工作”中还有 1 个任务；请先移走或删除" in said and "'space'" not in said
 
 
 def test_an_inbox_item_page_saves_due_notes_and_subtasks(services: Services, person: Browser) -> None:

@@ -28,6 +28,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .messages import Quoted
+
 LOCALE_DIR = Path(__file__).parents[1] / "locale"
 DOMAIN = "messages"
 DEFAULT_LANGUAGE = "en"
@@ -169,8 +171,7 @@ class Text:
         parameters, a `Text` parameter in its own stored form (so it is said in the reader's
         language too), any other as its English text."""
         return {"template": self.template,
-                "params": {name: value.stored() if isinstance(value, Text) else str(value)
-                           for name, value in self.params.items()}}  # fmt: skip
+                "params": {name: _stored_param(value) for name, value in self.params.items()}}  # fmt: skip
 
     @classmethod
     def from_stored(cls, value: Any, fallback: str = "") -> Text:
@@ -180,10 +181,26 @@ class Text:
             params = value.get("params")
             made = ForPrograms if value.get("forPrograms") is True else cls
             return made(value["template"], **{
-                str(name): cls.from_stored(param) if isinstance(param, Mapping) else param
+                str(name): _param_from_stored(param)
                 for name, param in (params.items() if isinstance(params, Mapping) else ())
             })  # fmt: skip
         return cls(fallback)
+
+
+def _stored_param(value: Any) -> Any:
+    """A parameter's stored form: a `Text`'s own, a quoted value's with what it quotes (so a
+    Chinese page reading the record later quotes it in its marks too), any other's English."""
+    if isinstance(value, Text):
+        return value.stored()
+    if isinstance(value, Quoted):
+        return {"quoted": value.inner}
+    return str(value)
+
+
+def _param_from_stored(param: Any) -> Any:
+    if isinstance(param, Mapping) and isinstance(param.get("quoted"), str):
+        return Quoted("'" + param["quoted"] + "'")
+    return Text.from_stored(param) if isinstance(param, Mapping) else param
 
 
 class ForPrograms(Text):
@@ -238,12 +255,35 @@ class Translator:
             return translations(self.language).gettext(message) if message else message
         if isinstance(message, ForPrograms):
             return ""
-        params = {name: self.text(value) if isinstance(value, Text) else value
+        params = {name: self.text(value) if isinstance(value, Text) else self._quoted(value)
                   for name, value in message.params.items()}  # fmt: skip
         translated = translations(self.language).gettext(message.template) if message.template else ""
         if set(_PLACEHOLDER.findall(translated)) != set(_PLACEHOLDER.findall(message.template)):
             translated = message.template  # a translation that lost a placeholder: the English
-        return fill(translated, params)
+        return _set_quotes(fill(translated, params), self.language)
+
+    def _quoted(self, value: Any) -> Any:
+        """A value a message quoted (`messages.quoted`), marked to take this language's quotation
+        marks in `_set_quotes`: `'工作'` stays in English (what REST, MCP and logs say)."""
+        if not isinstance(value, Quoted) or self.language not in _QUOTES:
+            return value
+        return _OPEN + value.inner + _CLOSE
+
+
+#: Quotation marks by language, where they are not the English `'…'` of `messages.quoted`.
+#: Chinese sets no space beside its marks: the templates were written around `'…'`, with spaces.
+_QUOTES = {"zh": ("“", "”")}
+#: Stand-ins for the marks until the message is filled (private-use characters: `repr`, which
+#: `quoted` escapes with, never leaves one in a value).
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_AROUND_OPEN, _AROUND_CLOSE = re.compile(" ?\ue000"), re.compile("\ue001 ?")
+
+
+def _set_quotes(text: str, language: str) -> str:
+    if _OPEN not in text:
+        return text
+    opening, closing = _QUOTES[language]
+    return _AROUND_CLOSE.sub(closing, _AROUND_OPEN.sub(opening, text))
 
 
 ENGLISH = Translator(DEFAULT_LANGUAGE)

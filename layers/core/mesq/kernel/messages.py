@@ -23,14 +23,27 @@ LIST_ITEMS = 5
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 
 
+class Quoted(str):
+    """A string as `quoted` wrote it (`'工作'`), which remembers what is between its marks
+    (`inner`, still escaped) so that a page in another language quotes it in its own (a Chinese
+    page: “工作”; `i18n.Translator.text`). Everywhere else it is the plain string it reads as."""
+
+    inner: str
+
+    def __new__(cls, shown: str) -> Quoted:
+        made = super().__new__(cls, shown)
+        made.inner = shown[1:-1]
+        return made
+
+
 def quoted(value: Any, limit: int = QUOTE_CHARS) -> str:
     """`repr`-like text of a value, cut to `limit` characters plus "…"; escape sequences stand in
-    for surrogates and control characters (repr's own escaping)."""
+    for surrogates and control characters (repr's own escaping). A string comes back `Quoted`."""
     if isinstance(value, str):
         if len(value) <= limit:
-            return repr(value)
+            return Quoted(repr(value))
         text = repr(value[:limit])
-        return text[:-1] + "…" + text[-1]
+        return Quoted(text[:-1] + "…" + text[-1])
     if isinstance(value, bool) or value is None:
         return "null" if value is None else str(value).lower()
     if isinstance(value, int):
