@@ -212,3 +212,30 @@ def test_a_change_whose_memo_was_deleted_for_good_is_not_found_saying_why(store,
         said = gone.value.message
         assert gone.value.code == "NOT_FOUND" and "kept 90 days" in said and "deleted for good" in said, said
         assert "list_changes" in said, said  # the fix for a mistyped id is still named
+
+
+def test_a_session_of_one_store_never_continues_in_another(tmp_path, clock):
+    """A process remembers the session pointers it last read or moved, for a minute: it was one
+    memory for every store, so a process holding two (a test run, the bench, an import into
+    another deployment) wrote a second store's changes under the first store's session, which
+    that store has no pointer for: `get_context` there named another session, and
+    `undo_changes {sessionId}` with it found nothing (NOT_FOUND)."""
+    from mesq.adapters.store.sqlite import SQLiteItemStore
+
+    first, second = SQLiteItemStore(tmp_path / "first.db"), SQLiteItemStore(tmp_path / "second.db")
+    try:
+        mine = caller(first)
+        session_of(mine("create_memo", content="one"), first)
+        clock.advance(minutes=20)  # past the gap: the first store's second session, remembered
+        session_of(mine("create_memo", content="two"), first)
+        clock.advance(seconds=10)  # within the minute the process trusts what it remembers
+        other = caller(second)
+        made = session_of(other("create_memo", content="three"), second)
+        clock.advance(seconds=10)
+        assert session_of(other("create_memo", content="four"), second) == made
+        assert other("get_context")["sessionId"] == made
+        undone = other("undo_changes", sessionId=made)
+        assert len(undone["undone"]) == 2
+    finally:
+        first.close()
+        second.close()

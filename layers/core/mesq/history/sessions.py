@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import weakref
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -51,8 +52,10 @@ class _Seen:
     last_at: datetime
 
 
-#: (user, credential) -> the pointer this process last read or moved; trusted for REFRESH.
-_SEEN: dict[tuple[str, str], _Seen] = {}
+#: Per store, (user, credential) -> the pointer this process last read or moved; trusted for
+#: REFRESH. Per store: a process holding two (a test run, the bench, an import into another
+#: deployment) must never continue one store's session in another's.
+_SEEN: weakref.WeakKeyDictionary[ItemStore, dict[tuple[str, str], _Seen]] = weakref.WeakKeyDictionary()
 _SEEN_KEPT = 4096
 
 
@@ -98,15 +101,15 @@ def _continued(call: Call, now: datetime) -> str:
     user_id, credential_id = call.principal.user_id, call.principal.credential_id
     gap = _gap(call)
     refresh = min(REFRESH, gap / 4)
-    seen = _SEEN.get((user_id, credential_id))
+    items = call.services.items
+    seen = _seen_in(items).get((user_id, credential_id))
     if seen is not None and timedelta(0) <= now - seen.last_at < refresh:
         return seen.session_id
     key = pointer_key(user_id, credential_id)
-    items = call.services.items
     pointer = items.get(key)
     session_id, last_at = _decide(user_id, credential_id, pointer, now, gap)
     if pointer is not None and session_id == pointer["sessionId"] and now - last_at < refresh:
-        _remember(user_id, credential_id, session_id, last_at)
+        _remember(items, user_id, credential_id, session_id, last_at)
     else:
         condition = Condition(equals={"lastAt": pointer["lastAt"]}) if pointer is not None else Condition(exists=False)
         move = Update(key=key, set={"sessionId": session_id, "lastAt": format_timestamp(now)}, condition=condition)
@@ -143,14 +146,24 @@ def _move(items: ItemStore, move: Update, user_id: str, credential_id: str, sess
     try:
         items.update(move)
     except ConditionFailed:
-        _SEEN.pop((user_id, credential_id), None)
+        _seen_in(items).pop((user_id, credential_id), None)
         return
     except StoreError:
         return
-    _remember(user_id, credential_id, session_id, now)
+    _remember(items, user_id, credential_id, session_id, now)
 
 
-def _remember(user_id: str, credential_id: str, session_id: str, last_at: datetime) -> None:
-    if len(_SEEN) >= _SEEN_KEPT:
-        _SEEN.clear()
-    _SEEN[(user_id, credential_id)] = _Seen(session_id, last_at)
+def _seen_in(items: ItemStore) -> dict[tuple[str, str], _Seen]:
+    """This process's memory of `items`' pointers (a fresh, unkept one for a store that cannot
+    be a weak key: nothing is remembered for it, every write reads its pointer)."""
+    try:
+        return _SEEN.setdefault(items, {})
+    except TypeError:
+        return {}
+
+
+def _remember(items: ItemStore, user_id: str, credential_id: str, session_id: str, last_at: datetime) -> None:
+    seen = _seen_in(items)
+    if len(seen) >= _SEEN_KEPT:
+        seen.clear()
+    seen[(user_id, credential_id)] = _Seen(session_id, last_at)
