@@ -80,7 +80,7 @@ def test_a_bad_file_is_said_in_chinese_on_a_chinese_page(services, make_account,
     # Code, not words: the format's field names and values, and what the file itself holds.
     fields = {"chapterIndex", "chapterTitle", "content", "createdAt", "id", "noteType", "position", "quotedText"}
     english = fields | {"books", "notes", "highlight", "note", "ISO"}
-    words = re.findall(r"[A-Za-z]{3,}", re.sub(r"'[^']*'|\"[^\"]*\"", "", problem))
+    words = re.findall(r"[A-Za-z]{3,}", re.sub(r"'[^']*'|\"[^\"]*\"|“[^”]*”", "", problem))
     assert not [word for word in words if word not in english], said
 
 

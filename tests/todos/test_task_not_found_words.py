@@ -14,4 +14,4 @@ def test_a_missing_task_says_it_may_be_in_the_trash() -> None:
     assert page == "todo task 'NoSuchTask' not found (a deleted task may be in the trash)"
     for_agents = "todo task 'NoSuchTask' not found (a deleted task may be in the trash, listed by list_todo_trash)"
     assert str(miss) == for_agents
-    assert Translator("zh").text(miss.text) == "找不到待办任务 'NoSuchTask'（已删除的任务可能在回收站里）"
+    assert Translator("zh").text(miss.text) == "找不到待办任务“NoSuchTask”（已删除的任务可能在回收站里）"
