@@ -207,6 +207,11 @@ def test_a_quoted_value_takes_the_readers_quotation_marks() -> None:
     assert str(again) == str(said) and Translator("zh").text(again) == "空间“工作”中还有 1 个任务；请先移走或删除"
     hostile = Text("column %(name)s still has %(tasks)s; move or delete them first", name=quoted("a\nb" * 30),
                    tasks=Text("1 live task"))  # fmt: skip
+    # A value given as it is (not quoted) is never searched for marks, whatever it holds.
+    odd = Text("column %(name)s still has %(tasks)s; move or delete them first", name="a \ue000 b",
+               tasks=Text("1 live task"))  # fmt: skip
+    assert Translator("en").text(odd) == str(odd)
+    assert Translator("zh").text(odd) == "列 a \ue000 b 中还有 1 个任务；请先移走或删除"
     chinese = Translator("zh").text(hostile)
     assert chinese.startswith("列“a\\nb") and "…”中还有" in chinese and "\n" not in chinese, chinese
 

@@ -255,35 +255,25 @@ class Translator:
             return translations(self.language).gettext(message) if message else message
         if isinstance(message, ForPrograms):
             return ""
-        params = {name: self.text(value) if isinstance(value, Text) else self._quoted(value)
+        params = {name: self.text(value) if isinstance(value, Text) else value
                   for name, value in message.params.items()}  # fmt: skip
         translated = translations(self.language).gettext(message.template) if message.template else ""
         if set(_PLACEHOLDER.findall(translated)) != set(_PLACEHOLDER.findall(message.template)):
             translated = message.template  # a translation that lost a placeholder: the English
-        return _set_quotes(fill(translated, params), self.language)
+        marks = _QUOTES.get(self.language)
+        for name, value in params.items():
+            if marks and isinstance(value, Quoted):
+                # The template (trusted) loses the spaces it set around the English marks; the
+                # value itself is never searched, whatever it holds.
+                translated = re.sub(rf" ?%\({name}\)s ?", f"%({name})s", translated)
+                params[name] = marks[0] + value.inner + marks[1]
+        return fill(translated, params)
 
-    def _quoted(self, value: Any) -> Any:
-        """A value a message quoted (`messages.quoted`), marked to take this language's quotation
-        marks in `_set_quotes`: `'工作'` stays in English (what REST, MCP and logs say)."""
-        if not isinstance(value, Quoted) or self.language not in _QUOTES:
-            return value
-        return _OPEN + value.inner + _CLOSE
 
-
-#: Quotation marks by language, where they are not the English `'…'` of `messages.quoted`.
-#: Chinese sets no space beside its marks: the templates were written around `'…'`, with spaces.
+#: Quotation marks by language, where they are not the English `'…'` of `messages.quoted` (what
+#: REST, MCP and logs say). Chinese sets no space beside its marks: the templates were written
+#: around `'…'`, with spaces.
 _QUOTES = {"zh": ("“", "”")}
-#: Stand-ins for the marks until the message is filled (private-use characters: `repr`, which
-#: `quoted` escapes with, never leaves one in a value).
-_OPEN, _CLOSE = "\ue000", "\ue001"
-_AROUND_OPEN, _AROUND_CLOSE = re.compile(" ?\ue000"), re.compile("\ue001 ?")
-
-
-def _set_quotes(text: str, language: str) -> str:
-    if _OPEN not in text:
-        return text
-    opening, closing = _QUOTES[language]
-    return _AROUND_CLOSE.sub(closing, _AROUND_OPEN.sub(opening, text))
 
 
 ENGLISH = Translator(DEFAULT_LANGUAGE)
