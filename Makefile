@@ -54,8 +54,8 @@ test: prerequisites-test install
 	$(BIN)/python infra/conformance_suite.py --install-only
 	$(MAKE) --no-print-directory lint typecheck
 	# Three xdist workers on the 2 cores, as the fast lane: a third keeps the cores busy while a test waits on a
-	# browser, a server or DynamoDB Local (docs/testing.md).
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -m "not timing" -n 3 -p no:cacheprovider --hypothesis-profile=ci
+	# browser, a server or DynamoDB Local (docs/testing.md). `--durations` prints the 25 slowest: the run's bound is 30 minutes.
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -m "not timing" -n 3 -p no:cacheprovider --hypothesis-profile=ci --durations=25
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -m timing -p no:cacheprovider --hypothesis-profile=ci
 
 # The fast lane (docs/testing.md): no Chromium, no server subprocess or Node, no DynamoDB Local,
