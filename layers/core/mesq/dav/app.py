@@ -1,6 +1,7 @@
-"""The CalDAV routes: `/.well-known/caldav` and everything under `/dav`, one endpoint that reads
-the request, authenticates it, and runs the method's handler in one worker thread (the store is
-synchronous); errors become a status with a one-line reason (errors.py), never a traceback.
+"""The CalDAV routes: `/.well-known/caldav` (and PROPFIND on `/`) and everything under `/dav`,
+one endpoint that reads the request, authenticates it, and runs the method's handler in one
+worker thread (the store is synchronous); errors become a status with a one-line reason
+(errors.py), never a traceback.
 """
 
 from __future__ import annotations
@@ -137,6 +138,8 @@ def _endpoint(services: Services) -> Callable[[Request], object]:
 
 
 async def _well_known(request: Request) -> Response:
+    """`/.well-known/caldav`, and a PROPFIND on the site's root (RFC 6764 §5: the context path a
+    client given only the server's address tries, as python-caldav does): 301 to `/dav/`."""
     return RedirectResponse(request.scope.get("root_path", "") + paths.ROOT + "/", status_code=301)
 
 
@@ -144,6 +147,7 @@ def dav_routes(services: Services) -> list[BaseRoute]:
     endpoint = _endpoint(services)
     return [
         Route(paths.WELL_KNOWN, _well_known, methods=["GET", "PROPFIND", "OPTIONS"]),
+        Route("/", _well_known, methods=["PROPFIND"]),  # GET / stays the site's front page
         Route(paths.ROOT, endpoint, methods=list(METHODS)),
         Route(paths.ROOT + "/{rest:path}", endpoint, methods=list(METHODS)),
     ]
