@@ -33,8 +33,10 @@ from .xml import MAX_XML_BYTES, XmlRefused, parse, serialize
 logger = Logger(child=True)
 
 #: What the CalDAV space answers; anything else is 405 with this list in `Allow`.
-METHODS = ("OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "REPORT", "MKCALENDAR", "MKCOL")
-ALLOW = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT"
+METHODS = (
+    "OPTIONS", "GET", "HEAD", "PUT", "DELETE", "MOVE", "PROPFIND", "PROPPATCH", "REPORT", "MKCALENDAR", "MKCOL",
+)  # fmt: skip
+ALLOW = "OPTIONS, GET, HEAD, PUT, DELETE, MOVE, PROPFIND, PROPPATCH, REPORT"
 DAV_CLASSES = "1, 3, calendar-access"
 _XML = "application/xml; charset=utf-8"
 
@@ -102,6 +104,8 @@ def _serve(request: Request, session: Session, target: paths.Target, body: bytes
     if method == "PUT":
         headers = {name: request.headers.get(name) for name in ("content-type", "if-match", "if-none-match")}
         return objects.put(session, target, body, headers)
+    if method == "MOVE":
+        return objects.move(session, target, request.headers.get("destination"), request.headers.get("if-match"))
     return objects.delete(session, target, request.headers.get("if-match"))
 
 
