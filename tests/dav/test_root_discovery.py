@@ -21,6 +21,9 @@ def test_propfind_on_the_root_leads_to_the_caldav_space_and_get_stays_the_site(d
     answer = dav_client.request("PROPFIND", "/", headers={"Depth": "0"}, follow_redirects=False)
     assert answer.status_code == 301 and answer.headers["location"] == "/dav/"
     assert dav_client.get("/", follow_redirects=False).status_code != 301  # the site's own front page
+    refused = dav_client.post("/")  # another method is the site's refusal, naming the site's methods
+    assert refused.status_code == 405 and "GET" in refused.headers["allow"], refused.headers
+    assert "PROPFIND" not in refused.headers["allow"]
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,8 @@ from xml.etree import ElementTree as ET
 from aws_lambda_powertools import Logger
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import Scope
 
 from ..application.ratelimit import RateLimiter
 from ..asgi.body import read_limited
@@ -147,11 +148,21 @@ async def _well_known(request: Request) -> Response:
     return RedirectResponse(request.scope.get("root_path", "") + paths.ROOT + "/", status_code=301)
 
 
+class _RootPropfind(Route):
+    """PROPFIND on the site's root, and nothing else of it: any other method does not match at all,
+    so the site's own route answers it (and names its own methods in a 405's Allow)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope.get("method") != "PROPFIND":
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
 def dav_routes(services: Services) -> list[BaseRoute]:
     endpoint = _endpoint(services)
     return [
         Route(paths.WELL_KNOWN, _well_known, methods=["GET", "PROPFIND", "OPTIONS"]),
-        Route("/", _well_known, methods=["PROPFIND"]),  # GET / stays the site's front page
+        _RootPropfind("/", _well_known, methods=["PROPFIND"]),  # GET / stays the site's front page
         Route(paths.ROOT, endpoint, methods=list(METHODS)),
         Route(paths.ROOT + "/{rest:path}", endpoint, methods=list(METHODS)),
     ]
