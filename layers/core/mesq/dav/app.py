@@ -1,6 +1,7 @@
-"""The CalDAV routes: `/.well-known/caldav` and everything under `/dav`, one endpoint that reads
-the request, authenticates it, and runs the method's handler in one worker thread (the store is
-synchronous); errors become a status with a one-line reason (errors.py), never a traceback.
+"""The CalDAV routes: `/.well-known/caldav` (and PROPFIND on `/`) and everything under `/dav`,
+one endpoint that reads the request, authenticates it, and runs the method's handler in one
+worker thread (the store is synchronous); errors become a status with a one-line reason
+(errors.py), never a traceback.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from xml.etree import ElementTree as ET
 from aws_lambda_powertools import Logger
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import Scope
 
 from ..application.ratelimit import RateLimiter
 from ..asgi.body import read_limited
@@ -32,8 +34,10 @@ from .xml import MAX_XML_BYTES, XmlRefused, parse, serialize
 logger = Logger(child=True)
 
 #: What the CalDAV space answers; anything else is 405 with this list in `Allow`.
-METHODS = ("OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "REPORT", "MKCALENDAR", "MKCOL")
-ALLOW = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT"
+METHODS = (
+    "OPTIONS", "GET", "HEAD", "PUT", "DELETE", "MOVE", "PROPFIND", "PROPPATCH", "REPORT", "MKCALENDAR", "MKCOL",
+)  # fmt: skip
+ALLOW = "OPTIONS, GET, HEAD, PUT, DELETE, MOVE, PROPFIND, PROPPATCH, REPORT"
 DAV_CLASSES = "1, 3, calendar-access"
 _XML = "application/xml; charset=utf-8"
 
@@ -101,6 +105,8 @@ def _serve(request: Request, session: Session, target: paths.Target, body: bytes
     if method == "PUT":
         headers = {name: request.headers.get(name) for name in ("content-type", "if-match", "if-none-match")}
         return objects.put(session, target, body, headers)
+    if method == "MOVE":
+        return objects.move(session, target, request.headers.get("destination"), request.headers.get("if-match"))
     return objects.delete(session, target, request.headers.get("if-match"))
 
 
@@ -137,13 +143,26 @@ def _endpoint(services: Services) -> Callable[[Request], object]:
 
 
 async def _well_known(request: Request) -> Response:
+    """`/.well-known/caldav`, and a PROPFIND on the site's root (RFC 6764 §5: the context path a
+    client given only the server's address tries, as python-caldav does): 301 to `/dav/`."""
     return RedirectResponse(request.scope.get("root_path", "") + paths.ROOT + "/", status_code=301)
+
+
+class _RootPropfind(Route):
+    """PROPFIND on the site's root, and nothing else of it: any other method does not match at all,
+    so the site's own route answers it (and names its own methods in a 405's Allow)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope.get("method") != "PROPFIND":
+            return Match.NONE, {}
+        return super().matches(scope)
 
 
 def dav_routes(services: Services) -> list[BaseRoute]:
     endpoint = _endpoint(services)
     return [
         Route(paths.WELL_KNOWN, _well_known, methods=["GET", "PROPFIND", "OPTIONS"]),
+        _RootPropfind("/", _well_known, methods=["PROPFIND"]),  # GET / stays the site's front page
         Route(paths.ROOT, endpoint, methods=list(METHODS)),
         Route(paths.ROOT + "/{rest:path}", endpoint, methods=list(METHODS)),
     ]

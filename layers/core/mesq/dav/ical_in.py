@@ -420,10 +420,18 @@ def _reminders(
     return found
 
 
+#: What makes an alarm a place's, not a time's (RFC 9074 §8; Apple's own name before it): its
+#: TRIGGER is a placeholder (Apple writes 19760401T005545Z), never a time to remind at.
+_PROXIMITY = ("PROXIMITY", "X-APPLE-PROXIMITY")
+
+
 def _reminder(alarm: Component, due_at: datetime | None, start: datetime | None) -> dict[str, Any] | None:
-    """One alarm as a reminder MeSQ delivers (None: the client's alone, an offset without a due)."""
+    """One alarm as a reminder MeSQ delivers (None: the client's alone: an offset without a due,
+    or a location alert, "when I arrive home", which MeSQ cannot deliver)."""
     if "TRIGGER" not in alarm:
         raise _invalid("every VALARM needs a TRIGGER")
+    if any(name in alarm for name in _PROXIMITY):
+        return None
     trigger = alarm.decoded("TRIGGER")
     if isinstance(trigger, datetime):
         moment = trigger if trigger.tzinfo else trigger.replace(tzinfo=UTC)

@@ -144,7 +144,9 @@ def _add_alarm(todo: Todo, reminder: dict[str, Any], title: str) -> None:
     if reminder["type"] == "relative":
         alarm.add("trigger", parse_offset(str(reminder["offset"])), parameters={"RELATED": "END"})
     else:
-        alarm.add("trigger", parse_timestamp(str(reminder["at"]), "at").astimezone(UTC))
+        # RFC 5545 §3.8.6.3: VALUE=DATE-TIME is required on an absolute trigger (icalendar omits it)
+        moment = parse_timestamp(str(reminder["at"]), "at").astimezone(UTC)
+        alarm.add("trigger", moment, parameters={"VALUE": "DATE-TIME"})
     todo.add_component(alarm)
 
 

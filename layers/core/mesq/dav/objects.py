@@ -1,16 +1,20 @@
-"""GET, PUT and DELETE of one task (a calendar object resource).
+"""GET, PUT, DELETE and MOVE of one task (a calendar object resource).
 
 PUT: the body is read whole and checked (ical_in.py) before anything is written, then saved by
 `save_synced_todo` in one transaction: `If-None-Match: *` means the name must be free,
 `If-Match` names the revision the client saw (a stale one is 412, nothing overwritten). No ETag
 comes back: what MeSQ stores is not the client's bytes (RFC 4791 §5.3.4), so the client reads
 it. DELETE moves the task to the trash through the board's own delete, which /activity can undo.
+MOVE (RFC 4918 §9.9, how iOS moves a reminder to another list) to the same name in another space's
+calendar moves the task there as the board's move does (its subtasks with it), or an inbox item
+to the board; a subtask moves with its task, and nothing goes back to the inbox.
 """
 
 from __future__ import annotations
 
 from email.utils import format_datetime
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from starlette.responses import Response
 
@@ -24,7 +28,7 @@ from .errors import DavError
 from .ical_in import Incoming, read_vtodo
 from .ical_out import CONTENT_TYPE, etag, faithful, names_etag, shown_zone
 from .ical_out import body as body_of
-from .paths import Target
+from .paths import Target, parse
 from .session import Session
 
 _DELETES = {"task": "delete_todo_task", "subtask": "delete_todo_subtask", "inbox": "delete_todo_inbox_item"}
@@ -185,3 +189,47 @@ def delete(session: Session, target: Target, if_match: str | None) -> Response:
 
 #: Tries of a DELETE without If-Match that lost a race with another write.
 _UNCONDITIONAL_ATTEMPTS = 3
+
+
+_MOVES = {"task": "move_todo_task", "inbox": "move_todo_inbox_item_to_board"}
+
+
+def _destination(session: Session, header: str | None) -> Target:
+    """The task a MOVE's Destination names (an absolute URI or a path, RFC 4918 §10.3)."""
+    if not header or not header.strip():
+        raise DavError(400, Text("MOVE needs a Destination: the task's address in the other calendar"))
+    path = unquote(urlsplit(header.strip()).path)
+    path = path.removeprefix(session.base) if session.base and path.startswith(session.base + "/") else path
+    target = parse(path)
+    if target is None or target.level != "object":
+        raise DavError(403, Text("a task moves to another calendar of yours, under the same name"))
+    if target.username.strip().lower() != session.username:
+        raise DavError(403, Text("these calendars belong to another account"))
+    return target
+
+
+def move(session: Session, target: Target, destination: str | None, if_match: str | None) -> Response:
+    collection_id = _collection(session, target)
+    if not session.caller.can_write:
+        raise DavError(403, Text("this token lacks the scope %(scope)s: the calendar is read-only", scope="todo:write"))
+    to = _destination(session, destination)
+    to_collection = session.collection(to.collection)
+    if to_collection is None:
+        raise DavError(409, Text("no calendar %(name)s: a space's id or inbox", name=quoted(to.collection)))
+    if to.name != target.name or to_collection.id == collection_id:
+        raise DavError(403, Text("a task moves to another calendar of yours, under the same name"))
+    current = _current(session, collection_id, target.name)
+    if current is None:
+        if _current(session, to_collection.id, target.name) is not None:  # a subtask its task took along
+            return Response(status_code=204, headers={"Cache-Control": "no-store"})
+        raise DavError(404, Text("no task %(name)s in this calendar", name=quoted(target.name)))
+    kind, record = current
+    if record.get("parentId"):
+        raise DavError(403, Text("a subtask moves with its task: move the task"))
+    if to_collection.id == links.INBOX:
+        raise DavError(403, Text("a task on a board does not go back to the inbox"))
+    expected = _preconditions(session, if_match, None, current).get("expectedRevision", int(record["revision"]))
+    session.invoke(
+        _MOVES[kind], writing=True, id=str(record["id"]), spaceId=to_collection.id, expectedRevision=expected
+    )
+    return Response(status_code=201, headers={"Cache-Control": "no-store"})

@@ -63,6 +63,7 @@ class Session:
                 services=self.services,
                 trace_id=self.trace_id,
                 channel="dav",
+                language=self.requested_language,  # a board made here is named in it, as on REST
             )
         except MesqError as error:
             raise from_mesq(error, writing=writing) from None
