@@ -81,6 +81,11 @@ def test_feed_lists_open_dated_todos_with_rrule_and_alarms(services: Services, b
     triggers = [alarm.decoded("trigger") for alarm in alarms]
     assert triggers[0] == timedelta(minutes=-15) and triggers[1] == datetime.fromisoformat("2026-03-01T20:00:00+00:00")
     assert all(str(alarm["action"]) == "DISPLAY" for alarm in alarms)
+    # RFC 5545 §3.8.6.3: a TRIGGER is a duration unless it says VALUE=DATE-TIME (strict apps drop it)
+    lines = response.text.replace("\r\n ", "").splitlines()
+    assert sorted(line for line in lines if line.startswith("TRIGGER")) == [
+        "TRIGGER:-PT15M", "TRIGGER;VALUE=DATE-TIME:20260301T200000Z"
+    ]  # fmt: skip
     calendar = Calendar.from_ical(response.content)
     assert [str(tz["tzid"]) for tz in calendar.walk("VTIMEZONE")] == ["Asia/Shanghai"]
 

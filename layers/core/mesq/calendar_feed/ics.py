@@ -65,7 +65,9 @@ def _alarm(reminder: dict[str, Any], title: str) -> Alarm:
     if reminder["type"] == "relative":
         alarm.add("trigger", parse_offset(str(reminder["offset"])))
     else:
-        alarm.add("trigger", parse_timestamp(str(reminder["at"]), "at").astimezone(UTC))
+        # RFC 5545 §3.8.6.3: an absolute trigger must say VALUE=DATE-TIME (icalendar leaves it out)
+        moment = parse_timestamp(str(reminder["at"]), "at").astimezone(UTC)
+        alarm.add("trigger", moment, parameters={"VALUE": "DATE-TIME"})
     return alarm
 
 
