@@ -1,6 +1,7 @@
 """Settings -> Calendar says how to connect a CalDAV app (docs/caldav.md), in headless Chromium
 against a real `mesq serve`, in zh-CN and en-US at 390 and 1280 px: the server address, the
-username and a link that creates a token with the todo scopes; the address and a token made
+username and a link that creates a token with the todo scopes, whose page repeats the address and
+the username beside the new token; the address and a token made
 through that link sign a CalDAV client in and list the calendars. Before, no page named the
 CalDAV address at all, and the token form's default scope (memo:read) was refused by CalDAV."""
 
@@ -57,6 +58,19 @@ def test_the_calendar_page_connects_a_caldav_app(server: LiveServer, tmp_path: P
         assert sorted(ticked) == ["todo:read", "todo:write"]
         page.locator("form[action='/settings/tokens'] button[type=submit]").click()
         token = page.input_value("#token-value")
+        # beside the new token, what the calendar app asks for: no going back to Settings -> Calendar
+        beside = page.locator("#new-token")
+        assert page.input_value("#dav-url") == address
+        expect(beside.locator("#dav-username")).to_have_text(username)
+        expect(beside.locator("button[data-copy=dav-url]")).to_be_visible()
+        if locale == "zh-CN":
+            said = beside.inner_text().replace("iPhone", "").replace("Thunderbird", "").replace("DAVx⁵", "")
+            assert not ENGLISH_SENTENCE.search(said), said
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert scroll_width <= inner_width, (locale, width, scroll_width, inner_width)
+            page.screenshot(path=str(tmp_path / f"caldav_token_{locale}_{width}.png"), full_page=True)
 
     answer = httpx.request("PROPFIND", address, content=PROPFIND, auth=(username, token), headers={"Depth": "1"})
     assert answer.status_code == 207, answer.text

@@ -36,7 +36,8 @@ from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.scope_words import describe
-from ..kit.security import cookie_name, cookies_secure, set_strict_cookie
+from ..kit.security import cookie_name, cookies_secure, instance_base, set_strict_cookie
+from .calendar import dav_server
 
 NEW_TOKEN_COOKIE = "mesq_new_token"
 NEW_TOKEN_SECONDS = 120
@@ -48,6 +49,9 @@ EXPIRY_CHOICES = (
     ("365", N_("1 year")),
 )
 PAGE = "/settings/tokens"
+#: `?for=caldav`: the token form as Settings -> Calendar links to it, and the page after it, which
+#: repeats what the calendar app asks for beside the new token (the person need not go back).
+FOR_CALDAV = "caldav"
 
 
 def _flash_name(page: Page) -> str:
@@ -81,11 +85,17 @@ def _page(page: Page, *, status: int = 200, error: str | None = None, form: dict
     rank = {"active": 0, "expired": 1, "revoked": 2}
     ordered = sorted(sorted(tokens, key=lambda t: t["createdAt"], reverse=True), key=lambda t: rank[t["status"]])
     revealed = _revealed(page) if status == 200 else None
+    calendar_app = None
+    if revealed is not None and page.request.query_params.get("for") == FOR_CALDAV:
+        settings = page.web.services.settings
+        calendar_app = {"dav": dav_server(instance_base(settings, page.request), settings.dav_url),
+                        "username": page.user.username}  # fmt: skip
     response = page.render(
         "settings/tokens.html",
         nav="tokens",
         tokens=ordered,
         revealed=revealed,
+        calendar_app=calendar_app,
         scopes=[(scope, describe(scope, page.translator)) for scope in ALL_SCOPES],
         expiry_choices=EXPIRY_CHOICES,
         error=error,
@@ -102,8 +112,9 @@ def _page(page: Page, *, status: int = 200, error: str | None = None, form: dict
 def _blank_form(page: Page) -> dict[str, Any]:
     """An empty form; `?for=caldav` (the link on Settings -> Calendar) ticks the two scopes a
     calendar app needs and names the token for it: with the default memo:read it could not sign in."""
-    if page.request.query_params.get("for") == "caldav":
-        return {"name": page.gettext("Calendar app"), "scopes": ["todo:read", "todo:write"], "expiry": ""}
+    if page.request.query_params.get("for") == FOR_CALDAV:
+        return {"name": page.gettext("Calendar app"), "scopes": ["todo:read", "todo:write"], "expiry": "",
+                "for": FOR_CALDAV}  # fmt: skip
     return {"name": "", "scopes": ["memo:read"], "expiry": ""}
 
 
@@ -128,6 +139,7 @@ async def create_token_submit(page: Page) -> Response:
     name = page.fields.text("name")
     scopes = [value for value in page.fields.all("scopes") if isinstance(value, str)]
     expiry = page.fields.text("expiry")
+    purpose = FOR_CALDAV if page.fields.text("for") == FOR_CALDAV else ""
     try:
         if not scopes:
             raise ValidationError("choose at least one scope")
@@ -136,9 +148,9 @@ async def create_token_submit(page: Page) -> Response:
             name=name, scopes=scopes, expires_days=_expiry_days(expiry),
         )  # fmt: skip
     except ValidationError as error:
-        form = {"name": name, "scopes": scopes, "expiry": expiry}
+        form = {"name": name, "scopes": scopes, "expiry": expiry, "for": purpose}
         return await run_sync(partial(_page, page, status=400, error=page.error_text(error), form=form))
-    response = redirect(PAGE)
+    response = redirect(f"{PAGE}?for={purpose}" if purpose else PAGE)
     flash = f"{record['id']}.{secret}"
     settings = page.web.services.settings
     return set_strict_cookie(response, page.request, settings, _flash_name(page), flash, NEW_TOKEN_SECONDS)
