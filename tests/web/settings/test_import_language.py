@@ -70,7 +70,9 @@ def test_another_apps_refusals_in_chinese(browser: Callable[..., Browser]) -> No
     flomo = _upload(person, path, NOT_A_ZIP, "flomo.zip", ZH, kind="flomo")
     assert "flomo.zip 不是 ZIP 文件：flomo 的导出是“导出全部（HTML）”得到的 ZIP" in flomo
     damaged = _upload(person, path, b"PK\x03\x04" + NOT_A_ZIP, "flomo.zip", ZH, kind="flomo")
-    assert "flomo.zip：不是可读的 ZIP 文件（没有中央目录结尾记录）" in damaged
+    assert "flomo.zip：ZIP 文件不完整（缺少结尾部分），可能没有下载或复制完：请重新下载或复制" in damaged
+    cut = _upload(person, path, "TYPE,CONTENT,DATE\r\ntask,交房".encode(), "工作.csv", ZH, kind="todoist")
+    assert "工作.csv：第 2 行在一行的中间就结束了，说明文件不完整。请从 Todoist 重新导出这个项目" in cut
     assert "upload" not in _app_error(flomo)
     no_page = _upload(person, path, _zip({"notes.txt": b"x"}), "flomo.zip", ZH, kind="flomo")
     assert "flomo.zip：不是 flomo 的导出（ZIP 包里没有 HTML 页面）" in no_page
@@ -78,7 +80,7 @@ def test_another_apps_refusals_in_chinese(browser: Callable[..., Browser]) -> No
     assert "不是 Todoist 的 CSV（第一行须有 TYPE 和 CONTENT 两列）" in columns
     memos = _upload(person, path, NOT_A_ZIP, "memos_prod.db", ZH, kind="memos")
     assert "memos_prod.db 不是 memos 的数据库，它根本不是 SQLite 文件" in memos
-    for page in (flomo, damaged, no_page, columns, memos):
+    for page in (flomo, damaged, cut, no_page, columns, memos):
         assert "not a" not in _app_error(page)
 
 

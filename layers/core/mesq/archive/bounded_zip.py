@@ -118,6 +118,14 @@ class BoundedZip:
         tail = handle.read(end - tail_start)
         at = tail.rfind(_EOCD_SIG)
         if at < 0 or len(tail) - at < _EOCD.size:
+            handle.seek(0)
+            if handle.read(4) == _LOCAL_SIG:  # a ZIP's start without its end: a download or copy cut short
+                raise ArchiveError(
+                    Text(
+                        "%(file)s: the ZIP is cut short (its end is missing); download or copy it again",
+                        file=self.label,
+                    )
+                )
             raise self._not_a_zip(Text("no end of central directory record"))
         _, disk, _, _, count, size, offset, _ = _EOCD.unpack_from(tail, at)
         record_at = tail_start + at

@@ -179,6 +179,8 @@ def _rows(name: str, data: bytes) -> Iterator[tuple[int, dict[str, str]]]:
             )
         )
     bad_byte = _first_bad_byte(data)
+    if bad_byte is not None and _cut_inside_a_character(data, bad_byte):
+        raise SourceError(_cut_short(name, data.count(b"\n") + 1))
     if bad_byte is not None:
         # Todoist writes UTF-8; a CSV saved again by a spreadsheet (Excel: GBK, "Unicode" UTF-16) is not
         raise SourceError(
@@ -212,12 +214,19 @@ def _rows(name: str, data: bytes) -> Iterator[tuple[int, dict[str, str]]]:
                 )
             )
         ended = reader.line_num
+        short = 0  # the line of the last record when it has fewer cells than the header names
         for record in reader:
             if record:  # an empty line is no record (a row of commas is one, of empty cells)
                 # a cell's line breaks as a note's: "\n" (a file saved on Windows has "\r\n" in them too)
                 cells = dict(zip(header, (_lines(cell) for cell in record), strict=False))
+                short = ended + 1 if len(record) < len(header) else 0
                 yield ended + 1, {key: cells.get(key, "") for key in header}
             ended = reader.line_num
+        if short and not data.endswith((b"\n", b"\r")):
+            # Todoist writes every cell of every row and ends each with a line break: a last row
+            # short of cells with no break after it is a file cut short (a download, a copy), not
+            # a project that ends there (its tasks after the cut would be missing, unsaid)
+            raise SourceError(_cut_short(name, short))
     except csv.Error as error:
         # the faulty record starts on the line after the last one read whole (a refusal of the
         # whole file: the plan, written only once whole, is dropped)
@@ -236,6 +245,28 @@ def _first_bad_byte(data: bytes) -> int | None:
             # the decoder's position counts from the bytes it kept back from the slice before
             return max(0, offset - len(decoder.getstate()[0])) + error.start
     return None
+
+
+def _cut_inside_a_character(data: bytes, bad_byte: int) -> bool:
+    """Whether the first byte that is not UTF-8 starts a character the file's end cuts off (a
+    download cut short), not a byte of another encoding (a spreadsheet's GBK or UTF-16)."""
+    tail = data[bad_byte:]
+    if not 0 < len(tail) < 4:
+        return False
+    try:
+        tail.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.reason == "unexpected end of data"
+    return False
+
+
+def _cut_short(name: str, line: int) -> Text:
+    return Text(
+        "%(file)s: line %(line)s ends in the middle of a row, so the file is cut short. Export the project"
+        " from Todoist again",
+        file=name,
+        line=line,
+    )
 
 
 def _delimiter(data: bytes) -> str:
