@@ -1,6 +1,6 @@
 """Todoist's project export (CSV, one file per project) into MeSQ spaces, columns and tasks.
 
-Columns of the CSV: TYPE (`task`, `section`, `note`), CONTENT, DESCRIPTION, PRIORITY (4 = p1),
+Columns of the CSV: TYPE (`task`, `section`, `note`), CONTENT, DESCRIPTION, PRIORITY (1 = p1),
 INDENT (1 = a task, 2 and more = its subtasks), AUTHOR, RESPONSIBLE, DATE (natural language, as
 the person typed it), DATE_LANG, TIMEZONE; newer exports add DURATION, DURATION_UNIT, DEADLINE,
 DEADLINE_LANG.
@@ -11,7 +11,7 @@ DEADLINE_LANG.
   board's (`To do`, 待办: the person's language, docs/i18n.md);
 - INDENT 1 is a task, deeper rows its subtasks (MeSQ has one level: deeper ones are subtasks of
   the task too, the report says so; past 50 subtasks, the rest become a checklist in the notes);
-- PRIORITY 4/3/2/1 becomes urgent/high/medium/none; DESCRIPTION the notes; `@labels` tags;
+- PRIORITY 1/2/3/4 (p1 to p4) becomes urgent/high/medium/none; DESCRIPTION the notes; `@labels` tags;
 - DATE is read in TIMEZONE (the file's, else `zone`) by the quick-add grammar (English and
   Chinese: "every friday", "每周五", "tomorrow 5pm", "3月15日"), an "every ..." phrase becoming an
   RRULE; another DATE_LANG is read by dateparser in that language (dates only);
@@ -72,7 +72,10 @@ MAX_TEXT_CHARACTERS = MAX_TEXT
 #: entries (gigabytes in all) before a task was planned.
 MAX_COLUMNS = 100
 MAX_TASKS_PER_COLUMN = 5_000
-_PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
+#: PRIORITY is the task's p-number, as Todoist's CSV help says ("Type 1 to add p1 (highest priority)
+#: ... 4 to add p4 (lowest priority)"): p4 is no priority, what every task has until set. Not the
+#: API's numbers, where 4 is p1. An empty or other cell is no priority.
+_PRIORITY = {"1": "urgent", "2": "high", "3": "medium", "4": "none"}
 #: Punctuation Chinese text puts around words: a label ends at it (`@工作，@紧急` is two labels),
 #: as at an ASCII comma, and a label may start right after it.
 _CJK_PUNCTUATION = "，。；：！？（）【】「」『』、《》“”‘’…—～〈〉〔〕〖〗"
