@@ -361,3 +361,42 @@ def test_an_import_cut_short_on_the_page_leads_to_its_report_and_undo(
     assert f'action="{where}/undo"' in page
     listed = html.unescape(person.client.get("/settings/import", headers=headers).text)
     assert f'href="{where}"' in listed.split('id="import-unfinished"')[1]
+
+
+@pytest.mark.parametrize(
+    ("headers", "memos_line", "todoist_line"),
+    [
+        (
+            EN,
+            "1 record moved to the trash.</p>",
+            "2 records moved to the trash. 1 imported space removed.</p>",
+        ),
+        (ZH, "1 条记录移到了回收站。</p>", "2 条记录移到了回收站。删除了 1 个导入的空间。</p>"),
+    ],
+)
+def test_an_undone_reports_counts_are_said_as_counted(
+    browser: Callable[..., Browser], headers: dict[str, str], memos_line: str, todoist_line: str
+) -> None:
+    """The undone line said "1 records moved to the trash, 0 imported spaces removed." for a flomo
+    import of one card (no spaces to remove, and a plural for one): each count is said with its
+    number's form, and spaces only when the undo removed some."""
+    person = browser()
+    card = b'<div class="memo"><div class="time">2024-03-05 09:30:00</div><div class="content"><p>hi</p></div></div>'
+    uploads = [
+        ("flomo", "flomo.zip", _zip({"flomo@x/index.html": card})),
+        ("todoist", "Home.csv", b"TYPE,CONTENT\ntask,a\ntask,b\n"),
+    ]
+    for (kind, name, data), line in zip(uploads, (memos_line, todoist_line), strict=True):
+        answer = person.client.post(
+            "/settings/import/app",
+            data={"csrf": person.csrf, "kind": kind},
+            files={"file": (name, data, "application/octet-stream")},
+            headers=headers,
+            follow_redirects=False,
+        )
+        assert answer.status_code == 303, answer.text
+        where = answer.headers["location"]
+        undone = person.client.post(where + "/undo", data={"csrf": person.csrf}, headers=headers)
+        page = html.unescape(undone.text)
+        assert line in page, page.split('role="status"')[-1][:300]
+        assert "0 imported spaces" not in page and "删除了 0" not in page
