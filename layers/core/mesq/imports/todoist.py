@@ -40,7 +40,7 @@ import dateparser
 
 from ..kernel.errors import MesqError
 from ..kernel.i18n import Text, Translator
-from ..kernel.messages import quoted
+from ..kernel.messages import WHOLE, quoted
 from ..kernel.tags import is_valid_tag
 from ..kernel.timestamps import parse_timestamp, parse_zone
 from ..todos import model, recurrence
@@ -400,7 +400,7 @@ class _Project:
                 self.line_label(line),
                 Text(
                     "section %(section)s past %(limit)s columns; its tasks join the last column",
-                    section=repr(title),
+                    section=quoted(title, WHOLE),
                     limit=model.MAX_COLUMNS_PER_SPACE,
                 ),
             )
@@ -446,17 +446,17 @@ class _Project:
         try:
             parse_zone(zone, "TIMEZONE")
         except MesqError:
-            kept.append(Text("time zone %(zone)s", zone=repr(zone)))
+            kept.append(Text("time zone %(zone)s", zone=quoted(zone, WHOLE)))
             zone = self.zone
         date_text = row.get("DATE", "").strip()
         language = row.get("DATE_LANG", "").strip()
         read = self._date(date_text, language, zone) if date_text else DateRead(None, None, None)
         if read is None:
-            kept.append(Text("date %(date)s", date=repr(date_text)))
+            kept.append(Text("date %(date)s", date=quoted(date_text, WHOLE)))
             read = DateRead(None, None, None)
         deadline = row.get("DEADLINE", "").strip()
         if deadline:
-            kept.append(Text("deadline %(date)s", date=repr(deadline)))
+            kept.append(Text("deadline %(date)s", date=quoted(deadline, WHOLE)))
         if kept:
             notes = (notes + "\n\n" if notes else "") + "\n".join(self._kept_line(item) for item in kept)
             said = kept[0]
@@ -490,13 +490,13 @@ class _Project:
             self.root = task
         else:
             if read.rule:
-                kept_date = self._kept_line(Text("date %(date)s", date=repr(date_text)))
+                kept_date = self._kept_line(Text("date %(date)s", date=quoted(date_text, WHOLE)))
                 task.notes = (task.notes + "\n\n" if task.notes else "") + kept_date
                 self.report.keep(
                     where,
                     Text(
                         "a recurring subtask (%(date)s); only tasks recur in MeSQ, kept in the notes",
-                        date=repr(date_text),
+                        date=quoted(date_text, WHOLE),
                     ),
                 )
             if depth > 2:
@@ -505,7 +505,7 @@ class _Project:
                     Text(
                         "indent %(depth)s: MeSQ has one level of subtasks; a subtask of %(task)s",
                         depth=depth,
-                        task=repr(parent.title),
+                        task=quoted(parent.title, WHOLE),
                     ),
                 )
             if len(parent.subtasks) >= model.MAX_SUBTASKS:
@@ -517,7 +517,7 @@ class _Project:
                     Text(
                         "past %(limit)s subtasks: a checklist line in the notes of %(task)s",
                         limit=model.MAX_SUBTASKS,
-                        task=repr(parent.title),
+                        task=quoted(parent.title, WHOLE),
                     ),
                 )
                 self.last = parent
@@ -561,7 +561,7 @@ class _Project:
         self._orphan(self.say.gettext("Todoist row %(line)s: %(text)s", line=line, text=text))
         self.report.keep(
             self.line_label(line),
-            Text("a row of TYPE %(type)s (not a task, section or note) kept in the notes", type=repr(kind)),
+            Text("a row of TYPE %(type)s (not a task, section or note) kept in the notes", type=quoted(kind, WHOLE)),
         )
 
     def finish(self) -> PlannedSpace:
