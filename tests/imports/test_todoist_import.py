@@ -352,3 +352,23 @@ def test_priority_is_read_as_todoists_csv_numbers_it_p1_to_p4(services: Services
     import_file(services, user["id"], "todoist", path)
     tasks = {task["title"]: task["priority"] for task in load_state(services.items, user["id"]).every_task()}
     assert tasks == {"普通的一条": "none", "紧急：交税": "urgent", "重要": "high", "一般": "medium", "子任务": "none"}
+
+
+@pytest.mark.parametrize(
+    ("phrase", "due"),
+    [
+        ("2027-01-05T09:00:00Z", {"type": "datetime", "at": "2027-01-05T09:00:00Z"}),
+        ("2026-08-13T18:30:00-05:00", {"type": "datetime", "at": "2026-08-13T23:30:00Z"}),
+        ("2027-01-05T09:00:00", {"type": "datetime", "at": "2027-01-05T01:00:00Z"}),  # no offset: the zone's
+        ("2027-01-05T09:00:00.000000Z", {"type": "datetime", "at": "2027-01-05T09:00:00Z"}),
+        ("2027-01-05", {"type": "date", "date": "2027-01-05"}),
+    ],
+)
+def test_an_iso_8601_date_and_time_is_a_due(phrase: str, due: dict[str, str]) -> None:
+    """A DATE written as an ISO 8601 timestamp (a CSV made by a script or another app's converter
+    from Todoist's API, which gives due.datetime so) was no due: kept in the notes as text, though
+    it names one instant exactly. Read in the row's zone when it has no offset of its own."""
+    from mesq.imports.todoist import read_date
+
+    found = read_date(phrase, "en", "Asia/Shanghai", datetime(2026, 12, 6, 23, 0, tzinfo=UTC))
+    assert found is not None and found.due == due and found.rule is None, (phrase, found)

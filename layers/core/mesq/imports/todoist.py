@@ -13,7 +13,8 @@ DEADLINE_LANG.
   the task too, the report says so; past 50 subtasks, the rest become a checklist in the notes);
 - PRIORITY 1/2/3/4 (p1 to p4) becomes urgent/high/medium/none; DESCRIPTION the notes; `@labels` tags;
 - DATE is read in TIMEZONE (the file's, else `zone`) by the quick-add grammar (English and
-  Chinese: "every friday", "每周五", "tomorrow 5pm", "3月15日"), an "every ..." phrase becoming an
+  Chinese: "every friday", "每周五", "tomorrow 5pm", "3月15日"; an ISO 8601 date and time as the instant
+  it names), an "every ..." phrase becoming an
   RRULE; another DATE_LANG is read by dateparser in that language (dates only);
 - a comment (`note`) is appended to its task's notes;
 - whatever cannot be read (a date phrase, a label that is not a tag, a project-level comment)
@@ -86,6 +87,9 @@ _PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
 #: AUTHOR is `Ann (8908577)`: the name, then the Todoist user's number (`[…]` in older exports).
 _AUTHOR_ID = re.compile(r"\s*[\[(]\d+[\])]\s*$")
 _SENTINEL = "x"
+#: An ISO 8601 date and time (`2027-01-05T09:00:00Z`, `...-05:00`, `...T09:00:00.000000`), which
+#: the quick-add grammar does not read; a date alone (`2027-01-05`) it does.
+_ISO_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?$")
 #: The column of tasks before any section. Its id (and its tasks') is derived from this English
 #: key, so a second import of the same file finds it again whatever the language; its name is
 #: a new board's first column in the person's language (`plan_todoist`'s `first_column`).
@@ -126,6 +130,14 @@ def _read_date(text: str, language: str, zone: str, now: datetime) -> DateRead |
     phrase = " ".join(text.split())
     if not phrase:
         return DateRead(None, None, None)
+    if _ISO_DATE_TIME.match(phrase):  # a script's or a converter's cell: one instant, exactly
+        try:
+            moment = datetime.fromisoformat(phrase)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:  # no offset of its own: the row's zone
+            moment = moment.replace(tzinfo=ZoneInfo(zone))
+        return DateRead(_due(moment), zone, None)
     understood = parse_quick_add(f"{_SENTINEL} {phrase}", zone=zone, now=now, ignore=frozenset({"priority", "tag"}))
     if understood.title == _SENTINEL and understood.due is not None:
         # "every day": quick add starts the series on its first occurrence from the import's day
