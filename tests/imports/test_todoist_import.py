@@ -372,3 +372,14 @@ def test_an_iso_8601_date_and_time_is_a_due(phrase: str, due: dict[str, str]) ->
 
     found = read_date(phrase, "en", "Asia/Shanghai", datetime(2026, 12, 6, 23, 0, tzinfo=UTC))
     assert found is not None and found.due == due and found.rule is None, (phrase, found)
+
+
+@pytest.mark.parametrize("language", ["pt_BR", "pt-BR", "pt"])
+def test_a_date_lang_with_its_region_after_an_underscore_is_that_language(language: str) -> None:
+    """Todoist names some languages with a region after an underscore (`pt_BR`, `zh_CN`, `zh_TW`):
+    `pt_BR` was no language dateparser knows, so every Brazilian date was kept in the notes as
+    text, where `pt-BR` and `pt` were read."""
+    from mesq.imports.todoist import read_date
+
+    found = read_date("15 de maio de 2027", language, "UTC", datetime(2026, 12, 6, 23, 0, tzinfo=UTC))
+    assert found is not None and found.due == {"type": "date", "date": "2027-05-15"}, (language, found)

@@ -142,10 +142,10 @@ def _read_date(text: str, language: str, zone: str, now: datetime) -> DateRead |
     if understood.title == _SENTINEL and understood.due is not None:
         # "every day": quick add starts the series on its first occurrence from the import's day
         found = DateRead(_due(understood.due), zone, understood.recurrence)
-    elif language and language.split("-")[0] not in ("en", "zh"):
+    elif language and re.split("[-_]", language)[0] not in ("en", "zh"):
         settings: Any = {"TIMEZONE": zone, "RETURN_AS_TIMEZONE_AWARE": True, "PREFER_DATES_FROM": "future",
                          "RELATIVE_BASE": now.astimezone(ZoneInfo(zone)).replace(tzinfo=None)}  # fmt: skip
-        when = dateparser.parse(phrase, languages=[language.split("-")[0]], settings=settings)
+        when = dateparser.parse(phrase, languages=[re.split("[-_]", language)[0]], settings=settings)
         if when is None:
             return None
         timed = bool(when.hour or when.minute or re.search(r"\d:\d|\d\s*(?:am|pm)\b", phrase, re.IGNORECASE))
