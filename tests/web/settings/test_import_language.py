@@ -400,3 +400,36 @@ def test_an_undone_reports_counts_are_said_as_counted(
         page = html.unescape(undone.text)
         assert line in page, page.split('role="status"')[-1][:300]
         assert "0 imported spaces" not in page and "删除了 0" not in page
+
+
+@pytest.mark.parametrize(
+    ("headers", "nothing"),
+    [
+        (EN, "This import created nothing, so there is nothing to undo."),
+        (ZH, "这次导入没有新建任何内容，没有可撤销的。"),
+    ],
+)
+def test_an_import_that_created_nothing_offers_no_undo(
+    browser: Callable[..., Browser], headers: dict[str, str], nothing: str
+) -> None:
+    """The same file imported a second time creates nothing ("4 already there"), yet its report
+    offered "Undo this import: every memo and task it created goes to the trash": a person took it
+    for a way to remove what the first import made, and got "0 records moved to the trash". The
+    first import's report keeps its Undo; the second says there is nothing to undo."""
+    person = browser()
+    card = b'<div class="memo"><div class="time">2024-03-05 09:30:00</div><div class="content"><p>hi</p></div></div>'
+    export = _zip({"flomo@x/index.html": card})
+    pages = []
+    for _ in range(2):
+        answer = person.client.post(
+            "/settings/import/app",
+            data={"csrf": person.csrf, "kind": "flomo"},
+            files={"file": ("flomo.zip", export, "application/zip")},
+            headers=headers,
+            follow_redirects=False,
+        )
+        assert answer.status_code == 303, answer.text
+        pages.append(html.unescape(person.client.get(answer.headers["location"], headers=headers).text))
+    first, second = pages
+    assert "/undo" in first and nothing not in first
+    assert "/undo" not in second and nothing in second
