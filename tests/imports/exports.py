@@ -281,7 +281,7 @@ def _parents(tag: str) -> list[str]:
 
 HEADER = ["TYPE", "CONTENT", "DESCRIPTION", "PRIORITY", "INDENT", "AUTHOR", "RESPONSIBLE", "DATE", "DATE_LANG",
           "TIMEZONE", "DURATION", "DURATION_UNIT"]  # fmt: skip
-PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
+PRIORITY = {"1": "urgent", "2": "high", "3": "medium", "4": "none"}  # p1 to p4, as Todoist writes them
 
 
 def todoist_csv(path: Path, rows: list[list[str]]) -> Path:

@@ -139,7 +139,7 @@ HOSTILE: list[tuple[str, Callable[[Path], Path], str]] = [
     ),
     ("flomo", _symlink, "symbolic link"),
     ("flomo", _entities, "declares entities"),
-    ("flomo", lambda p: (p.write_bytes(b"PK\x03\x04 not really"), p)[1], "not a readable ZIP"),
+    ("flomo", lambda p: (p.write_bytes(b"PK\x03\x04 not really"), p)[1], "the ZIP is cut short (its end is missing)"),
     ("memos", _not_memos, "not a memos database"),
     ("memos", _damaged, "damaged"),
     ("memos", _pending_wal, "stop memos first"),

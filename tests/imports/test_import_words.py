@@ -56,7 +56,7 @@ def test_todoist_lines_kept_in_the_notes_are_in_the_persons_language(services: S
     now = datetime(2026, 12, 4, tzinfo=UTC)
     import_file(services, user["id"], "todoist", path, options=ImportOptions(now=now, language="zh"))
     task = next(t for t in load_state(services.items, user["id"]).every_task() if t["title"] == "after the rains")
-    assert "Todoist 日期 'sometime after the rains'" in task["notes"]
+    assert "Todoist 日期“sometime after the rains”" in task["notes"]  # the phrase whole, in Chinese marks
     assert "**评论**\n\na project note" in task["notes"]
     assert "Todoist 第 4 行：" in task["notes"]
     assert "Todoist date" not in task["notes"] and "Comment" not in task["notes"]

@@ -63,7 +63,7 @@ def test_the_three_kinds_over_rest(client: TestClient, make_account: Callable[..
     chinese_client = {**account.headers, "Accept-Language": "zh-CN"}
     bad = client.post("/api/toolkit/import?kind=flomo", content=b"PK\x03\x04 nope", headers=chinese_client)
     assert bad.status_code == 400 and bad.json()["error"]["message"].startswith(
-        "nothing imported: the file: not a readable ZIP archive (no end of central directory record)"
+        "nothing imported: the file: the ZIP is cut short (its end is missing); download or copy it again"
     )
     assert client.post("/api/toolkit/import?kind=evernote", content=b"x", headers=account.headers).status_code == 400
     assert client.post("/api/toolkit/import?kind=flomo&x=1", content=flomo, headers=account.headers).status_code == 400

@@ -53,7 +53,7 @@ def check_board(services: Services, user_id: str, expected: dict[str, ExpectedTa
         assert task["notes"].count("**Comment by Tester") == want.comments, title
         subtasks = sorted((s for s in tasks if s["parentId"] == task["id"]), key=lambda s: s["position"])
         assert [s["title"] for s in subtasks] == want.subtasks, title
-        assert all(s["priority"] == "urgent" for s in subtasks)
+        assert all(s["priority"] == "none" for s in subtasks)  # written as 4: p4, no priority
     for column_id in {task["columnId"] for task in roots.values()}:
         in_column = sorted((t for t in roots.values() if t["columnId"] == column_id), key=lambda t: t["position"])
         assert [expected[t["title"]].order for t in in_column] == list(range(len(in_column)))
@@ -325,3 +325,61 @@ def test_a_date_in_may_is_a_due(phrase: str, due: dict[str, str]) -> None:
 
     found = read_date(phrase, "en", "UTC", datetime(2026, 12, 6, 23, 0, tzinfo=UTC))
     assert found is not None and found.due == due, (phrase, found)
+
+
+def test_priority_is_read_as_todoists_csv_numbers_it_p1_to_p4(services: Services, tmp_path: Path) -> None:
+    """Todoist's CSV writes a task's priority as its p-number (help article "Format a CSV file to
+    import into Todoist": 1 is p1, the highest, 4 is p4, the lowest, no priority: what every
+    task has until a person sets one). It was read as the API's numbers (4 = p1), so every plain
+    task of an export came in urgent and every p1 task with no priority."""
+    path = tmp_path / "书签 [2203306141].csv"
+    path.write_bytes(
+        "\r\n".join(
+            [
+                "TYPE,CONTENT,DESCRIPTION,IS_COLLAPSED,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE,"
+                "DURATION,DURATION_UNIT,DEADLINE,DEADLINE_LANG",
+                "meta,view_style=board,,,,,,,,,,,,,",
+                "task,普通的一条,,,4,1,林 (53193251),,,,Asia/Shanghai,,,,",
+                "task,紧急：交税,,,1,1,林 (53193251),,,,Asia/Shanghai,,,,",
+                "task,重要,,,2,1,林 (53193251),,,,Asia/Shanghai,,,,",
+                "task,一般,,,3,1,林 (53193251),,,,Asia/Shanghai,,,,",
+                "task,子任务,,,4,2,林 (53193251),,,,Asia/Shanghai,,,,",
+                "",
+            ]
+        ).encode()
+    )
+    user = create_user(services.items, "priorities", "correct horse battery")
+    import_file(services, user["id"], "todoist", path)
+    tasks = {task["title"]: task["priority"] for task in load_state(services.items, user["id"]).every_task()}
+    assert tasks == {"普通的一条": "none", "紧急：交税": "urgent", "重要": "high", "一般": "medium", "子任务": "none"}
+
+
+@pytest.mark.parametrize(
+    ("phrase", "due"),
+    [
+        ("2027-01-05T09:00:00Z", {"type": "datetime", "at": "2027-01-05T09:00:00Z"}),
+        ("2026-08-13T18:30:00-05:00", {"type": "datetime", "at": "2026-08-13T23:30:00Z"}),
+        ("2027-01-05T09:00:00", {"type": "datetime", "at": "2027-01-05T01:00:00Z"}),  # no offset: the zone's
+        ("2027-01-05T09:00:00.000000Z", {"type": "datetime", "at": "2027-01-05T09:00:00Z"}),
+        ("2027-01-05", {"type": "date", "date": "2027-01-05"}),
+    ],
+)
+def test_an_iso_8601_date_and_time_is_a_due(phrase: str, due: dict[str, str]) -> None:
+    """A DATE written as an ISO 8601 timestamp (a CSV made by a script or another app's converter
+    from Todoist's API, which gives due.datetime so) was no due: kept in the notes as text, though
+    it names one instant exactly. Read in the row's zone when it has no offset of its own."""
+    from mesq.imports.todoist import read_date
+
+    found = read_date(phrase, "en", "Asia/Shanghai", datetime(2026, 12, 6, 23, 0, tzinfo=UTC))
+    assert found is not None and found.due == due and found.rule is None, (phrase, found)
+
+
+@pytest.mark.parametrize("language", ["pt_BR", "pt-BR", "pt"])
+def test_a_date_lang_with_its_region_after_an_underscore_is_that_language(language: str) -> None:
+    """Todoist names some languages with a region after an underscore (`pt_BR`, `zh_CN`, `zh_TW`):
+    `pt_BR` was no language dateparser knows, so every Brazilian date was kept in the notes as
+    text, where `pt-BR` and `pt` were read."""
+    from mesq.imports.todoist import read_date
+
+    found = read_date("15 de maio de 2027", language, "UTC", datetime(2026, 12, 6, 23, 0, tzinfo=UTC))
+    assert found is not None and found.due == {"type": "date", "date": "2027-05-15"}, (language, found)

@@ -70,7 +70,9 @@ def test_another_apps_refusals_in_chinese(browser: Callable[..., Browser]) -> No
     flomo = _upload(person, path, NOT_A_ZIP, "flomo.zip", ZH, kind="flomo")
     assert "flomo.zip 不是 ZIP 文件：flomo 的导出是“导出全部（HTML）”得到的 ZIP" in flomo
     damaged = _upload(person, path, b"PK\x03\x04" + NOT_A_ZIP, "flomo.zip", ZH, kind="flomo")
-    assert "flomo.zip：不是可读的 ZIP 文件（没有中央目录结尾记录）" in damaged
+    assert "flomo.zip：ZIP 文件不完整（缺少结尾部分），可能没有下载或复制完：请重新下载或复制" in damaged
+    cut = _upload(person, path, "TYPE,CONTENT,DATE\r\ntask,交房".encode(), "工作.csv", ZH, kind="todoist")
+    assert "工作.csv：第 2 行在一行的中间就结束了，说明文件不完整。请从 Todoist 重新导出这个项目" in cut
     assert "upload" not in _app_error(flomo)
     no_page = _upload(person, path, _zip({"notes.txt": b"x"}), "flomo.zip", ZH, kind="flomo")
     assert "flomo.zip：不是 flomo 的导出（ZIP 包里没有 HTML 页面）" in no_page
@@ -78,7 +80,7 @@ def test_another_apps_refusals_in_chinese(browser: Callable[..., Browser]) -> No
     assert "不是 Todoist 的 CSV（第一行须有 TYPE 和 CONTENT 两列）" in columns
     memos = _upload(person, path, NOT_A_ZIP, "memos_prod.db", ZH, kind="memos")
     assert "memos_prod.db 不是 memos 的数据库，它根本不是 SQLite 文件" in memos
-    for page in (flomo, damaged, no_page, columns, memos):
+    for page in (flomo, damaged, cut, no_page, columns, memos):
         assert "not a" not in _app_error(page)
 
 
@@ -359,3 +361,75 @@ def test_an_import_cut_short_on_the_page_leads_to_its_report_and_undo(
     assert f'action="{where}/undo"' in page
     listed = html.unescape(person.client.get("/settings/import", headers=headers).text)
     assert f'href="{where}"' in listed.split('id="import-unfinished"')[1]
+
+
+@pytest.mark.parametrize(
+    ("headers", "memos_line", "todoist_line"),
+    [
+        (
+            EN,
+            "1 record moved to the trash.</p>",
+            "2 records moved to the trash. 1 imported space removed.</p>",
+        ),
+        (ZH, "1 条记录移到了回收站。</p>", "2 条记录移到了回收站。删除了 1 个导入的空间。</p>"),
+    ],
+)
+def test_an_undone_reports_counts_are_said_as_counted(
+    browser: Callable[..., Browser], headers: dict[str, str], memos_line: str, todoist_line: str
+) -> None:
+    """The undone line said "1 records moved to the trash, 0 imported spaces removed." for a flomo
+    import of one card (no spaces to remove, and a plural for one): each count is said with its
+    number's form, and spaces only when the undo removed some."""
+    person = browser()
+    card = b'<div class="memo"><div class="time">2024-03-05 09:30:00</div><div class="content"><p>hi</p></div></div>'
+    uploads = [
+        ("flomo", "flomo.zip", _zip({"flomo@x/index.html": card})),
+        ("todoist", "Home.csv", b"TYPE,CONTENT\ntask,a\ntask,b\n"),
+    ]
+    for (kind, name, data), line in zip(uploads, (memos_line, todoist_line), strict=True):
+        answer = person.client.post(
+            "/settings/import/app",
+            data={"csrf": person.csrf, "kind": kind},
+            files={"file": (name, data, "application/octet-stream")},
+            headers=headers,
+            follow_redirects=False,
+        )
+        assert answer.status_code == 303, answer.text
+        where = answer.headers["location"]
+        undone = person.client.post(where + "/undo", data={"csrf": person.csrf}, headers=headers)
+        page = html.unescape(undone.text)
+        assert line in page, page.split('role="status"')[-1][:300]
+        assert "0 imported spaces" not in page and "删除了 0" not in page
+
+
+@pytest.mark.parametrize(
+    ("headers", "nothing"),
+    [
+        (EN, "This import created nothing, so there is nothing to undo."),
+        (ZH, "这次导入没有新建任何内容，没有可撤销的。"),
+    ],
+)
+def test_an_import_that_created_nothing_offers_no_undo(
+    browser: Callable[..., Browser], headers: dict[str, str], nothing: str
+) -> None:
+    """The same file imported a second time creates nothing ("4 already there"), yet its report
+    offered "Undo this import: every memo and task it created goes to the trash": a person took it
+    for a way to remove what the first import made, and got "0 records moved to the trash". The
+    first import's report keeps its Undo; the second says there is nothing to undo."""
+    person = browser()
+    card = b'<div class="memo"><div class="time">2024-03-05 09:30:00</div><div class="content"><p>hi</p></div></div>'
+    export = _zip({"flomo@x/index.html": card})
+    pages = []
+    for _ in range(2):
+        answer = person.client.post(
+            "/settings/import/app",
+            data={"csrf": person.csrf, "kind": "flomo"},
+            files={"file": ("flomo.zip", export, "application/zip")},
+            headers=headers,
+            follow_redirects=False,
+        )
+        assert answer.status_code == 303, answer.text
+        pages.append(html.unescape(person.client.get(answer.headers["location"], headers=headers).text))
+    first, second = pages
+    assert "/undo" in first and nothing not in first
+    assert "/undo" not in second and nothing in second

@@ -126,7 +126,7 @@ def test_a_flomo_reports_skipped_cards_in_the_readers_language(browser: Callable
     )
     person = browser()
     chinese = _listed(_report(person, "flomo", export, "flomo.zip", ZH))
-    assert "第 1 张卡片（2024-03-05 09:30:00） 的文件 'file/gone.png'" in chinese
+    assert "第 1 张卡片（2024-03-05 09:30:00）的文件“file/gone.png”" in chinese  # Chinese marks, no stray space
     assert "导出里没有这个文件" in chinese
     assert "第 2 张卡片（2024-13-45 99:99）：时间“2024-13-45 99:99”不是日期和时刻" in chinese
     assert ENGLISH.search(chinese) is None, chinese
@@ -140,7 +140,7 @@ def test_a_todoist_reports_kept_and_skipped_rows_in_chinese(browser: Callable[..
     person = browser()
     chinese = _listed(_report(person, "todoist", csv, "家务.csv", ZH))
     assert "家务 第 2 行" in chinese and "没有标题的任务" in chinese
-    assert "家务 第 3 行" in chinese and "日期 '每逢闰年的第三个星期八'，已原样保留在备注里" in chinese
+    assert "家务 第 3 行" in chinese and "日期“每逢闰年的第三个星期八”，已原样保留在备注里" in chinese
     # which row, then why: joined by the Chinese colon (it was an ASCII ": " on the Chinese page)
     assert "家务 第 2 行</code>：没有标题的任务" in chinese and "</code>: " not in chinese, chinese
     english = _listed(_report(browser(), "todoist", csv, "chores.csv", EN))

@@ -187,7 +187,7 @@ def test_todoist_in_the_browser_twice_then_undo(live: LiveServer, tmp_path: Path
         page.goto(f"{live.base_url}/settings/import/runs/{first_run}")
         page.get_by_role("button", name="Undo this import").click()
         expect(page.locator("#import-undo")).to_contain_text(
-            "1456 records moved to the trash, 4 imported spaces removed"
+            "1456 records moved to the trash. 4 imported spaces removed."
         )
     services = _store(live)
     try:

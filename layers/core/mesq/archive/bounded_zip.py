@@ -118,6 +118,14 @@ class BoundedZip:
         tail = handle.read(end - tail_start)
         at = tail.rfind(_EOCD_SIG)
         if at < 0 or len(tail) - at < _EOCD.size:
+            handle.seek(0)
+            if handle.read(4) == _LOCAL_SIG:  # a ZIP's start without its end: a download or copy cut short
+                raise ArchiveError(
+                    Text(
+                        "%(file)s: the ZIP is cut short (its end is missing); download or copy it again",
+                        file=self.label,
+                    )
+                )
             raise self._not_a_zip(Text("no end of central directory record"))
         _, disk, _, _, count, size, offset, _ = _EOCD.unpack_from(tail, at)
         record_at = tail_start + at
@@ -175,7 +183,7 @@ class BoundedZip:
             extra = handle.read(extra_length)
             position += _CENTRAL.size + name_length + extra_length + comment_length
             size, compressed, offset = _zip64_sizes(extra, size, compressed, offset)
-            name = raw_name.decode("utf-8" if flags & _UTF8 else "cp437", errors="replace")
+            name = _member_name(raw_name, flags)
             where = member_in(self.label, name)
             if flags & _ENCRYPTED:
                 raise ArchiveError(Text("%(where)s: encrypted members are not read", where=where))
@@ -267,6 +275,20 @@ class BoundedZip:
                     raise CapExceeded("line length", max_line, _line(where, number + 1))
         if pending.strip():
             yield number + 1, bytes(pending).rstrip(b"\r")
+
+
+def _member_name(raw: bytes, flags: int) -> str:
+    """A member's name: UTF-8 when the entry says so (bit 11), and when it does not but its bytes
+    are UTF-8 all the same (Info-ZIP's `zip` on Linux, and other tools, write UTF-8 names without
+    the mark: an export unpacked and zipped again named 截图.png as cp437 mojibake); else cp437, the
+    format's own. A cp437 name that is also valid UTF-8 needs two or more characters of its upper
+    half in a row that spell a UTF-8 sequence: no name a person wrote in cp437 does."""
+    if flags & _UTF8:
+        return raw.decode("utf-8", errors="replace")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("cp437")
 
 
 def _zip64_sizes(extra: bytes, size: int, compressed: int, offset: int) -> tuple[int, int, int]:

@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo
 
 from ..attachments.uploads import MAX_FILE_BYTES
 from ..kernel.i18n import Text
-from ..kernel.messages import quoted
+from ..kernel.messages import WHOLE, quoted
 from ..kernel.timestamps import format_timestamp
 from . import html_text, memo_checks
 from .plan import MAX_MEMOS, Plan, PlannedFile, PlannedMemo, Report, SourceError, derived_id
@@ -197,7 +197,7 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
         for source in dict.fromkeys(sources):
             member = _file_ref(page, source, archive)
             if member is None and source.strip().lower().startswith(("http://", "https://")):
-                report.keep(label, Text("file %(file)s is a link; kept as a link", file=repr(source)))
+                report.keep(label, Text("file %(file)s is a link; kept as a link", file=quoted(source, WHOLE)))
                 content = f"{content}\n\n<{source}>".strip()
                 continue
             if member is None:  # data:, javascript:, a file: path of the exporting machine: nothing to keep
@@ -245,7 +245,7 @@ def _shown(source: str) -> str:
 
 
 def _file_label(card: Text, source: str) -> Text:
-    return Text("%(card)s file %(file)s", card=card, file=repr(source))
+    return Text("%(card)s file %(file)s", card=card, file=quoted(source, WHOLE))
 
 
 def _reader(archive: BoundedZip, member: str, size: int) -> Callable[[], bytes]:

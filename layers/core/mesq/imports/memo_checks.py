@@ -14,7 +14,7 @@ import mimetypes
 from ..attachments.uploads import MAX_FILE_BYTES, check_mime_type, clean_display_name
 from ..kernel.errors import MesqError
 from ..kernel.i18n import Text
-from ..kernel.messages import quoted
+from ..kernel.messages import WHOLE, quoted
 from ..kernel.spec import load_spec
 from ..kernel.tags import MAX_TAG_LENGTH, expand_tag_paths, is_overlong_tag, is_valid_tag, overlong_tags, parse_tags
 from ..memos.reads import content_max_characters
@@ -74,7 +74,7 @@ def problem(memo: PlannedMemo) -> Text | None:
         if file.size > MAX_FILE_BYTES:
             return Text(
                 "attachment %(name)s is over the %(limit)s-byte limit per file",
-                name=repr(file.name),
+                name=quoted(file.name, WHOLE),
                 limit=MAX_FILE_BYTES,
             )
     return None

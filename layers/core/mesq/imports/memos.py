@@ -29,7 +29,7 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from ..kernel.i18n import Text, Translator
-from ..kernel.messages import quoted
+from ..kernel.messages import WHOLE, quoted
 from ..kernel.timestamps import format_timestamp
 from ..memos.reads import content_max_characters
 from . import memo_checks
@@ -180,12 +180,12 @@ def _files(
                 label,
                 Text(
                     "attachment %(name)s is a link (%(link)s); kept as a link",
-                    name=repr(name),
+                    name=quoted(name, WHOLE),
                     link=attachment.reference,
                 ),
             )
             continue
-        which = Text("%(memo)s attachment %(name)s", memo=label, name=repr(name))
+        which = Text("%(memo)s attachment %(name)s", memo=label, name=quoted(name, WHOLE))
         if attachment.storage not in ("DATABASE", "LOCAL"):
             report.skip(which, Text("stored on %(storage)s; MeSQ does not fetch it", storage=attachment.storage))
             continue
@@ -245,7 +245,7 @@ def plan_memos(
             # A file no memo references (an upload whose memo was never saved, or whose memo is
             # gone): nothing to attach it to, but never dropped unsaid. Another user's is not ours.
             name = memo_checks.display_name(attachment.filename, f"attachment-{attachment.uid}")
-            report.skip(Text("attachment %(name)s", name=repr(name)), Text("not attached to any memo"))
+            report.skip(Text("attachment %(name)s", name=quoted(name, WHOLE)), Text("not attached to any memo"))
 
     # memos keeps uids unique; a database made or mended by hand may repeat one. The first memo
     # (by row id) keeps the uid's id, a later one an id of its own: it was dropped as "already there".

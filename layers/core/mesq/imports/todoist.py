@@ -1,6 +1,6 @@
 """Todoist's project export (CSV, one file per project) into MeSQ spaces, columns and tasks.
 
-Columns of the CSV: TYPE (`task`, `section`, `note`), CONTENT, DESCRIPTION, PRIORITY (4 = p1),
+Columns of the CSV: TYPE (`task`, `section`, `note`), CONTENT, DESCRIPTION, PRIORITY (1 = p1),
 INDENT (1 = a task, 2 and more = its subtasks), AUTHOR, RESPONSIBLE, DATE (natural language, as
 the person typed it), DATE_LANG, TIMEZONE; newer exports add DURATION, DURATION_UNIT, DEADLINE,
 DEADLINE_LANG.
@@ -11,9 +11,10 @@ DEADLINE_LANG.
   board's (`To do`, 待办: the person's language, docs/i18n.md);
 - INDENT 1 is a task, deeper rows its subtasks (MeSQ has one level: deeper ones are subtasks of
   the task too, the report says so; past 50 subtasks, the rest become a checklist in the notes);
-- PRIORITY 4/3/2/1 becomes urgent/high/medium/none; DESCRIPTION the notes; `@labels` tags;
+- PRIORITY 1/2/3/4 (p1 to p4) becomes urgent/high/medium/none; DESCRIPTION the notes; `@labels` tags;
 - DATE is read in TIMEZONE (the file's, else `zone`) by the quick-add grammar (English and
-  Chinese: "every friday", "每周五", "tomorrow 5pm", "3月15日"), an "every ..." phrase becoming an
+  Chinese: "every friday", "每周五", "tomorrow 5pm", "3月15日"; an ISO 8601 date and time as the instant
+  it names), an "every ..." phrase becoming an
   RRULE; another DATE_LANG is read by dateparser in that language (dates only);
 - a comment (`note`) is appended to its task's notes;
 - whatever cannot be read (a date phrase, a label that is not a tag, a project-level comment)
@@ -40,7 +41,7 @@ import dateparser
 
 from ..kernel.errors import MesqError
 from ..kernel.i18n import Text, Translator
-from ..kernel.messages import quoted
+from ..kernel.messages import WHOLE, quoted
 from ..kernel.tags import is_valid_tag
 from ..kernel.timestamps import parse_timestamp, parse_zone
 from ..todos import model, recurrence
@@ -72,7 +73,10 @@ MAX_TEXT_CHARACTERS = MAX_TEXT
 #: entries (gigabytes in all) before a task was planned.
 MAX_COLUMNS = 100
 MAX_TASKS_PER_COLUMN = 5_000
-_PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
+#: PRIORITY is the task's p-number, as Todoist's CSV help says ("Type 1 to add p1 (highest priority)
+#: ... 4 to add p4 (lowest priority)"): p4 is no priority, what every task has until set. Not the
+#: API's numbers, where 4 is p1. An empty or other cell is no priority.
+_PRIORITY = {"1": "urgent", "2": "high", "3": "medium", "4": "none"}
 #: Punctuation Chinese text puts around words: a label ends at it (`@工作，@紧急` is two labels),
 #: as at an ASCII comma, and a label may start right after it.
 _CJK_PUNCTUATION = "，。；：！？（）【】「」『』、《》“”‘’…—～〈〉〔〕〖〗"
@@ -83,6 +87,9 @@ _PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
 #: AUTHOR is `Ann (8908577)`: the name, then the Todoist user's number (`[…]` in older exports).
 _AUTHOR_ID = re.compile(r"\s*[\[(]\d+[\])]\s*$")
 _SENTINEL = "x"
+#: An ISO 8601 date and time (`2027-01-05T09:00:00Z`, `...-05:00`, `...T09:00:00.000000`), which
+#: the quick-add grammar does not read; a date alone (`2027-01-05`) it does.
+_ISO_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?$")
 #: The column of tasks before any section. Its id (and its tasks') is derived from this English
 #: key, so a second import of the same file finds it again whatever the language; its name is
 #: a new board's first column in the person's language (`plan_todoist`'s `first_column`).
@@ -123,14 +130,22 @@ def _read_date(text: str, language: str, zone: str, now: datetime) -> DateRead |
     phrase = " ".join(text.split())
     if not phrase:
         return DateRead(None, None, None)
+    if _ISO_DATE_TIME.match(phrase):  # a script's or a converter's cell: one instant, exactly
+        try:
+            moment = datetime.fromisoformat(phrase)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:  # no offset of its own: the row's zone
+            moment = moment.replace(tzinfo=ZoneInfo(zone))
+        return DateRead(_due(moment), zone, None)
     understood = parse_quick_add(f"{_SENTINEL} {phrase}", zone=zone, now=now, ignore=frozenset({"priority", "tag"}))
     if understood.title == _SENTINEL and understood.due is not None:
         # "every day": quick add starts the series on its first occurrence from the import's day
         found = DateRead(_due(understood.due), zone, understood.recurrence)
-    elif language and language.split("-")[0] not in ("en", "zh"):
+    elif language and re.split("[-_]", language)[0] not in ("en", "zh"):
         settings: Any = {"TIMEZONE": zone, "RETURN_AS_TIMEZONE_AWARE": True, "PREFER_DATES_FROM": "future",
                          "RELATIVE_BASE": now.astimezone(ZoneInfo(zone)).replace(tzinfo=None)}  # fmt: skip
-        when = dateparser.parse(phrase, languages=[language.split("-")[0]], settings=settings)
+        when = dateparser.parse(phrase, languages=[re.split("[-_]", language)[0]], settings=settings)
         if when is None:
             return None
         timed = bool(when.hour or when.minute or re.search(r"\d:\d|\d\s*(?:am|pm)\b", phrase, re.IGNORECASE))
@@ -179,6 +194,8 @@ def _rows(name: str, data: bytes) -> Iterator[tuple[int, dict[str, str]]]:
             )
         )
     bad_byte = _first_bad_byte(data)
+    if bad_byte is not None and _cut_inside_a_character(data, bad_byte):
+        raise SourceError(_cut_short(name, data.count(b"\n") + 1))
     if bad_byte is not None:
         # Todoist writes UTF-8; a CSV saved again by a spreadsheet (Excel: GBK, "Unicode" UTF-16) is not
         raise SourceError(
@@ -212,12 +229,19 @@ def _rows(name: str, data: bytes) -> Iterator[tuple[int, dict[str, str]]]:
                 )
             )
         ended = reader.line_num
+        short = 0  # the line of the last record when it has fewer cells than the header names
         for record in reader:
             if record:  # an empty line is no record (a row of commas is one, of empty cells)
                 # a cell's line breaks as a note's: "\n" (a file saved on Windows has "\r\n" in them too)
                 cells = dict(zip(header, (_lines(cell) for cell in record), strict=False))
+                short = ended + 1 if len(record) < len(header) else 0
                 yield ended + 1, {key: cells.get(key, "") for key in header}
             ended = reader.line_num
+        if short and not data.endswith((b"\n", b"\r")):
+            # Todoist writes every cell of every row and ends each with a line break: a last row
+            # short of cells with no break after it is a file cut short (a download, a copy), not
+            # a project that ends there (its tasks after the cut would be missing, unsaid)
+            raise SourceError(_cut_short(name, short))
     except csv.Error as error:
         # the faulty record starts on the line after the last one read whole (a refusal of the
         # whole file: the plan, written only once whole, is dropped)
@@ -236,6 +260,28 @@ def _first_bad_byte(data: bytes) -> int | None:
             # the decoder's position counts from the bytes it kept back from the slice before
             return max(0, offset - len(decoder.getstate()[0])) + error.start
     return None
+
+
+def _cut_inside_a_character(data: bytes, bad_byte: int) -> bool:
+    """Whether the first byte that is not UTF-8 starts a character the file's end cuts off (a
+    download cut short), not a byte of another encoding (a spreadsheet's GBK or UTF-16)."""
+    tail = data[bad_byte:]
+    if not 0 < len(tail) < 4:
+        return False
+    try:
+        tail.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.reason == "unexpected end of data"
+    return False
+
+
+def _cut_short(name: str, line: int) -> Text:
+    return Text(
+        "%(file)s: line %(line)s ends in the middle of a row, so the file is cut short. Export the project"
+        " from Todoist again",
+        file=name,
+        line=line,
+    )
 
 
 def _delimiter(data: bytes) -> str:
@@ -366,7 +412,7 @@ class _Project:
                 self.line_label(line),
                 Text(
                     "section %(section)s past %(limit)s columns; its tasks join the last column",
-                    section=repr(title),
+                    section=quoted(title, WHOLE),
                     limit=model.MAX_COLUMNS_PER_SPACE,
                 ),
             )
@@ -412,17 +458,17 @@ class _Project:
         try:
             parse_zone(zone, "TIMEZONE")
         except MesqError:
-            kept.append(Text("time zone %(zone)s", zone=repr(zone)))
+            kept.append(Text("time zone %(zone)s", zone=quoted(zone, WHOLE)))
             zone = self.zone
         date_text = row.get("DATE", "").strip()
         language = row.get("DATE_LANG", "").strip()
         read = self._date(date_text, language, zone) if date_text else DateRead(None, None, None)
         if read is None:
-            kept.append(Text("date %(date)s", date=repr(date_text)))
+            kept.append(Text("date %(date)s", date=quoted(date_text, WHOLE)))
             read = DateRead(None, None, None)
         deadline = row.get("DEADLINE", "").strip()
         if deadline:
-            kept.append(Text("deadline %(date)s", date=repr(deadline)))
+            kept.append(Text("deadline %(date)s", date=quoted(deadline, WHOLE)))
         if kept:
             notes = (notes + "\n\n" if notes else "") + "\n".join(self._kept_line(item) for item in kept)
             said = kept[0]
@@ -456,13 +502,13 @@ class _Project:
             self.root = task
         else:
             if read.rule:
-                kept_date = self._kept_line(Text("date %(date)s", date=repr(date_text)))
+                kept_date = self._kept_line(Text("date %(date)s", date=quoted(date_text, WHOLE)))
                 task.notes = (task.notes + "\n\n" if task.notes else "") + kept_date
                 self.report.keep(
                     where,
                     Text(
                         "a recurring subtask (%(date)s); only tasks recur in MeSQ, kept in the notes",
-                        date=repr(date_text),
+                        date=quoted(date_text, WHOLE),
                     ),
                 )
             if depth > 2:
@@ -471,7 +517,7 @@ class _Project:
                     Text(
                         "indent %(depth)s: MeSQ has one level of subtasks; a subtask of %(task)s",
                         depth=depth,
-                        task=repr(parent.title),
+                        task=quoted(parent.title, WHOLE),
                     ),
                 )
             if len(parent.subtasks) >= model.MAX_SUBTASKS:
@@ -483,7 +529,7 @@ class _Project:
                     Text(
                         "past %(limit)s subtasks: a checklist line in the notes of %(task)s",
                         limit=model.MAX_SUBTASKS,
-                        task=repr(parent.title),
+                        task=quoted(parent.title, WHOLE),
                     ),
                 )
                 self.last = parent
@@ -527,7 +573,7 @@ class _Project:
         self._orphan(self.say.gettext("Todoist row %(line)s: %(text)s", line=line, text=text))
         self.report.keep(
             self.line_label(line),
-            Text("a row of TYPE %(type)s (not a task, section or note) kept in the notes", type=repr(kind)),
+            Text("a row of TYPE %(type)s (not a task, section or note) kept in the notes", type=quoted(kind, WHOLE)),
         )
 
     def finish(self) -> PlannedSpace:

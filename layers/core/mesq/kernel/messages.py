@@ -16,6 +16,9 @@ from typing import Any
 
 #: How much of a value a message quotes.
 QUOTE_CHARS = 40
+#: `quoted`'s limit for a value said whole, as written (an import's report and the notes it writes
+#: keep a date phrase or a file name as the file had it).
+WHOLE = 1 << 30
 #: The longest message an error carries, whatever it quotes.
 MESSAGE_CHARS = 1000
 #: How many items of a list of names (unknown fields, ...) a message shows.

@@ -52,6 +52,12 @@ SCRIPT_WORDS = (
     N_("Checking and importing… a big file takes a minute."),
     N_("The import failed (HTTP %(status)s)."),
     N_("Could not reach MeSQ; nothing was imported."),
+    N_(
+        "The connection to MeSQ was lost while it was importing: the file may be imported in part or in whole. Reload this page (an unfinished import is listed here), or import the same file again: nothing is added twice."  # noqa: E501 -- one msgid
+    ),
+    N_(
+        "No answer came from MeSQ while it was importing (HTTP %(status)s): the file may be imported in part or in whole. Reload this page (an unfinished import is listed here), or import the same file again: nothing is added twice."  # noqa: E501 -- one msgid
+    ),
     # copy.js
     N_("Copied."),
     N_("Selected: press Ctrl+C (⌘C) to copy."),

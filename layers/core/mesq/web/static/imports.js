@@ -26,7 +26,11 @@
       var percent = Math.floor((100 * e.loaded) / e.total);
       say(mesqSay("Uploading: %(percent)s", { percent: percent + "%" }), percent);
     });
+    // Once the file is sent whole, MeSQ imports it: an answer lost from then on (a proxy's
+    // timeout, the server restarting) may come after writes, never "nothing was imported".
+    var sent = false;
     request.upload.addEventListener("load", function () {
+      sent = true;
       say(mesqSay("Checking and importing… a big file takes a minute."), null);
     });
     request.addEventListener("load", function () {
@@ -40,12 +44,19 @@
         document.getElementById("main").innerHTML = main.innerHTML;
         var shown = document.getElementById("app-import-error") || document.getElementById("app-import-problem");
         if (shown) shown.scrollIntoView();
+      } else if (sent) {
+        say(mesqSay("No answer came from MeSQ while it was importing (HTTP %(status)s): the file may be imported in part or in whole. Reload this page (an unfinished import is listed here), or import the same file again: nothing is added twice.", { status: request.status }), 0);
+        button.disabled = false;
       } else {
         say(mesqSay("The import failed (HTTP %(status)s).", { status: request.status }), 0);
       }
     });
     request.addEventListener("error", function () {
-      say(mesqSay("Could not reach MeSQ; nothing was imported."), 0);
+      if (sent) {
+        say(mesqSay("The connection to MeSQ was lost while it was importing: the file may be imported in part or in whole. Reload this page (an unfinished import is listed here), or import the same file again: nothing is added twice."), 0);
+      } else {
+        say(mesqSay("Could not reach MeSQ; nothing was imported."), 0);
+      }
       button.disabled = false;
     });
     button.disabled = true;
