@@ -204,3 +204,26 @@ def test_chinese_reading_pages_never_call_notes_memos(services: Services, browse
         text = _text(reader.get(path, headers=zh).text)
         bare = [line.strip() for line in text.splitlines() if re.search(r"(?<!阅读)笔记", line)]
         assert [line for line in bare if line != "笔记"] == [], path  # 笔记 alone: the top bar's Memos
+
+
+def test_a_heading_made_for_an_untitled_chapter_is_in_the_readers_language(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """A note with a chapter number but no chapter title (the import's `chapterTitle` is optional;
+    a sync whose chapter list lacks the chapter), and one with neither: the page makes their
+    headings, and on a Chinese page they were English ("Chapter 2", "Elsewhere in the book")."""
+    reader = browser()
+    notes = [
+        {"id": "a", "noteType": "highlight", "content": "有章节号的划线", "chapterIndex": 2, "position": 1,
+         "createdAt": "2026-03-01T21:00:00+08:00"},
+        {"id": "b", "noteType": "highlight", "content": "不知道在哪一章的划线",
+         "createdAt": "2026-03-02T21:00:00+08:00"},
+    ]  # fmt: skip
+    book = {"id": "u", "title": "无题", "notes": notes}
+    seed(services.items, reader.user_id, {"provider": "wechat-reading", "books": [book]})
+    path = f"/reading/books/{book_id('u')}"
+    headings = {}
+    for language in ("zh-CN", "en-US"):
+        html = reader.get(path, headers={"Accept-Language": language}).text
+        headings[language] = re.findall(r'<h2 class="chapter">([^<]+)</h2>', html)
+    assert headings == {"zh-CN": ["第 2 章", "书中其他位置"], "en-US": ["Chapter 2", "Elsewhere in the book"]}
