@@ -22,6 +22,8 @@ from ..kit.render import redirect
 from ..kit.user_limits import count_user
 
 PAGE = "/settings/reading"
+#: The sync errors a new credential may cure (reading/sync.py, reading/provider.py).
+CREDENTIAL_ERRORS = frozenset({"CREDENTIAL_EXPIRED", "CREDENTIAL_INVALID", "CREDENTIAL_UNREADABLE", "NO_CREDENTIAL"})
 #: The most a file sent to this page may hold (docs/reading-import.md: the CLI has no such limit).
 MAX_IMPORT_BYTES = MAX_JSON_BODY_BYTES
 
@@ -34,8 +36,17 @@ def _view(page: Page) -> dict[str, object]:
         said = Text.from_stored(error.get("said"), str(error.get("message") or ""))
         sync = {**sync, "lastError": {**error, "message": page.translator.text(said)}}
     requested = page.request.query_params.get("sync")
+    credential = credential_summary(items, user_id)
     return {
-        "credential": credential_summary(items, user_id),
+        "credential": credential,
+        # The last sync failed on the credential, and another was saved since: the page says so,
+        # or "save a new one" reads as if the save had not taken.
+        "superseded": bool(
+            credential
+            and error
+            and error.get("code") in CREDENTIAL_ERRORS
+            and str(credential["updatedAt"]) > str(error.get("at") or "")
+        ),
         "sync": sync,
         "counts": shelf_counts(items, user_id),
         "queued": requested == "queued",
