@@ -227,3 +227,21 @@ def test_a_heading_made_for_an_untitled_chapter_is_in_the_readers_language(
         html = reader.get(path, headers={"Accept-Language": language}).text
         headings[language] = re.findall(r'<h2 class="chapter">([^<]+)</h2>', html)
     assert headings == {"zh-CN": ["第 2 章", "书中其他位置"], "en-US": ["Chapter 2", "Elsewhere in the book"]}
+
+
+def test_a_search_hit_removed_in_wechat_reading_says_so(services: Services, browser: Callable[..., Browser]) -> None:
+    """The book page marks a note deleted upstream ("removed in WeChat Reading"); the search page
+    showed the same note as a plain hit, as if it were still in the book."""
+    reader = browser()
+    shelf = sample_shelf()
+    seed(services.items, reader.user_id, shelf)
+    book = shelf["books"][0]
+    book["notes"] = [note for note in book["notes"] if note["id"] != "h2"]  # 财政收入… removed upstream
+    seed(services.items, reader.user_id, shelf)
+    for language, gone in (("en-US", "removed in WeChat Reading"), ("zh-CN", "已在微信读书中删除")):
+        headers = {"Accept-Language": language}
+        found = reader.get("/reading/search?q=%E8%B4%A2%E6%94%BF%E6%94%B6%E5%85%A5", headers=headers)  # 财政收入
+        hits = re.findall(r'<li class="card hit[^"]*"[^>]*>(.*?)</li>', found.text, re.S)
+        assert len(hits) == 1 and gone in _text(hits[0]), found.text
+        kept = reader.get("/reading/search?q=%E5%9C%9F%E5%9C%B0", headers=headers)  # 土地
+        assert gone not in _text(kept.text)
