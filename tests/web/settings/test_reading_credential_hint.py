@@ -104,3 +104,20 @@ def test_a_credential_error_says_when_a_new_credential_was_saved_since(
     assert "此错误之后已保存了新的凭证" in chinese and "立即同步" in chinese, chinese
     services.items.put({**status, "lastError": {**error, "code": "UPSTREAM_UNAVAILABLE"}})
     assert superseded("en-US") == ""  # an error the credential has nothing to do with: nothing to say
+
+
+def test_the_form_keeps_the_kind_of_the_saved_credential(browser: Callable[..., Browser]) -> None:
+    """A web cookie expires; its owner comes back to paste a fresh one, and the form had API key
+    chosen again (the paste then refused as "the API key must look like wrk-…"). The saved kind
+    is the one chosen; with nothing saved, the API key (preferred) is."""
+
+    def chosen(reader: Browser) -> list[str]:
+        page = reader.get("/settings/reading").text
+        return re.findall(r'<input type="radio" name="kind" value="([a-z_]+)" checked>', page)
+
+    reader = browser()
+    assert chosen(reader) == ["api_key"]
+    assert reader.post("/settings/reading/credential", {"kind": "cookie", "secret": COOKIE}).status_code == 303
+    assert chosen(reader) == ["cookie"]
+    saved = reader.post("/settings/reading/credential", {"kind": "api_key", "secret": "wrk-abcdefgh1234"})
+    assert saved.status_code == 303 and chosen(reader) == ["api_key"]
