@@ -121,3 +121,21 @@ def test_the_form_keeps_the_kind_of_the_saved_credential(browser: Callable[..., 
     assert chosen(reader) == ["cookie"]
     saved = reader.post("/settings/reading/credential", {"kind": "api_key", "secret": "wrk-abcdefgh1234"})
     assert saved.status_code == 303 and chosen(reader) == ["api_key"]
+
+
+def test_the_counts_of_the_last_successful_sync_are_not_called_the_last_run(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """The status keeps the counts of the last sync that succeeded; after a later failed sync the
+    page still headed them "Last run" (上次运行), beside that run's error: they read as what the
+    failed run did."""
+    reader = browser()
+    run = {"added": 10, "updated": 0, "markedDeleted": 0, "unchanged": 0, "source": "cookie"}
+    error = {"code": "UPSTREAM_UNAVAILABLE", "at": "2026-03-02T00:00:00.000000Z", "message": "WeChat Reading is down"}
+    status = {"pk": user_partition(reader.user_id), "sk": "READ#SYNCSTATUS", "lastAttemptAt": error["at"],
+              "lastSuccessAt": SAVED, "lastRun": run, "counts": {"books": 2}, "lastError": error}  # fmt: skip
+    services.items.put(status)
+    for language, said in (("en-US", "Last successful sync: 10 added"), ("zh-CN", "上次成功同步：新增 10")):
+        page = reader.get("/settings/reading", headers={"Accept-Language": language})
+        found = re.search(r'<p class="muted" id="last-run">(.*?)</p>', page.text, re.S)
+        assert found is not None and said in unescape(found.group(1)), page.text
