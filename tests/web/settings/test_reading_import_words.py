@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
+from mesq.application.ratelimit import PROFILES
+
 from ..conftest import Browser
 from .test_import_broken_files import assert_no_english_run, assert_no_library_words
 
@@ -70,3 +72,18 @@ def test_the_import_refusal_speaks_of_the_file_a_person_chose(
         said = answer.json()["error"]["message"]
         assert answer.status_code in (400, 413) and expected in said, said
         assert "request body" not in said and "请求体" not in said and "(file)" not in said, said
+
+
+def test_refused_reading_files_never_lock_out_an_import(browser: Callable[..., Browser]) -> None:
+    """Settings → Import gives a refused file's `import` count back (issue 38: a person trying the
+    wrong file was locked out for an hour after 6 tries); the reading import counted every try, a
+    file refused before anything was written too, so the seventh try of the day's right file got
+    429 for an hour. Refusals now count apart (`import_refused`), as there."""
+    reader = browser()
+    headers = {"Content-Type": "application/json", "X-CSRF-Token": reader.csrf}
+    for _number in range(PROFILES["normal"]["import"] + 1):
+        refused = reader.client.post(IMPORT, content=b'{"provider": "kindle", "books": []}', headers=headers)
+        assert refused.status_code == 400, refused.text
+    good = b'{"provider": "wechat-reading", "books": []}'
+    imported = reader.client.post(IMPORT, content=good, headers=headers)
+    assert imported.status_code == 200 and imported.json()["ok"] is True, imported.text

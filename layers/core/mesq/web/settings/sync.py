@@ -8,6 +8,7 @@ from __future__ import annotations
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ...application.ratelimit import RateLimiter, counted_import
 from ...asgi.body import MAX_JSON_BODY_BYTES, read_limited
 from ...jobs.reading_sync import request_sync, sync_in_progress
 from ...kernel.concurrency import run_sync
@@ -15,11 +16,11 @@ from ...kernel.errors import PayloadTooLarge, ValidationError
 from ...kernel.timestamps import now_timestamp
 from ...reading.credentials import credential_summary, remove_credential, save_credential
 from ...reading.importer import import_snapshots, parse_import
+from ...reading.model import BookSnapshot
 from ...reading.sync import shelf_counts, sync_status
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.i18n import Text
 from ..kit.render import redirect
-from ..kit.user_limits import count_user
 
 PAGE = "/settings/reading"
 #: The sync errors a new credential may cure (reading/sync.py, reading/provider.py).
@@ -82,28 +83,36 @@ async def sync_submit(page: Page) -> Response:
 
 async def import_submit(page: Page) -> Response:
     """The file upload: the page's script sends the file's text as the body (with the CSRF header).
-    An import like Settings → Import's: counted in the user's `import` bucket, read and written in
-    a worker thread. The body is the file the person chose, and a refusal says so: "the file is
-    not valid JSON", never a "request body" (the CLI's words, `reading/importer.parse_import`)."""
-    await count_user(page, "import")
+    An import like Settings → Import's: counted in the user's `import` bucket, a file refused
+    before anything is written in `import_refused` instead (`counted_import`: trying the wrong
+    file does not lock a person out), read and written in a worker thread. The body is the file
+    the person chose, and a refusal says so: "the file is not valid JSON", never a "request body"
+    (the CLI's words, `reading/importer.parse_import`)."""
     raw = await read_limited(page.request, MAX_IMPORT_BYTES)
-    if raw is None:
-        raise PayloadTooLarge(
-            "the file is larger than 1 MiB, the most this page takes; split it into smaller files (each "
-            "book stands alone) or import it with mesq reading import; nothing was imported"
-        )
-    try:  # strictly UTF-8, as the page's script sent it: a byte order mark is then refused by name
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValidationError(
-            "the file is not UTF-8 text (byte %(start)s); save it as UTF-8 and import it again", start=error.start
-        ) from None
-    snapshots = await run_sync(parse_import, text)
-    items, user_id = page.web.services.items, page.user.user_id
+    services, user_id = page.web.services, page.user.user_id
+    limiter = RateLimiter(services.items, services.settings, clock=page.web.clock)
+    snapshots = await run_sync(_checked_file, limiter, user_id, raw)
+    items = services.items
     report = await run_sync(import_snapshots, items, user_id, snapshots, now_timestamp())
     # The status's counts as they are now: the page's script puts them in place, no reload.
     counts = await run_sync(shelf_counts, items, user_id)
     return json_ok({"ok": True, "books": len(snapshots), **report.as_dict(), "counts": counts})
+
+
+def _checked_file(limiter: RateLimiter, user_id: str, raw: bytes | None) -> list[BookSnapshot]:
+    with counted_import(limiter, user_id, (ValidationError, PayloadTooLarge)):
+        if raw is None:
+            raise PayloadTooLarge(
+                "the file is larger than 1 MiB, the most this page takes; split it into smaller files (each "
+                "book stands alone) or import it with mesq reading import; nothing was imported"
+            )
+        try:  # strictly UTF-8, as the page's script sent it: a byte order mark is then refused by name
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValidationError(
+                "the file is not UTF-8 text (byte %(start)s); save it as UTF-8 and import it again", start=error.start
+            ) from None
+        return parse_import(text)
 
 
 def reading_routes(web: Web) -> list[Route]:
