@@ -36,3 +36,28 @@ def test_media_type_with_parameters_is_accepted(client, make_account):
         json={"displayName": "a.txt", "mimeType": "text/plain; charset=utf-8", "content": "aGk="},
     )
     assert response.status_code == 201, response.text
+
+
+EXTENSIONS = [("jpg", "image/jpeg"), ("HEIC", "image/heic"), (".png", "image/png"), ("pdf", "application/pdf")]
+
+
+@pytest.mark.parametrize(("given", "meant"), EXTENSIONS)
+def test_a_file_extension_given_as_the_media_type_is_named_with_the_type_it_means(client, make_account, given, meant):
+    """A Shortcut fills mimeType from "Get Details of Files → File Extension" (`jpg`, `HEIC`):
+    the refusal said only "'jpg' is not a media type like image/jpeg"; it now says it is a file
+    extension and which media type to send."""
+    account = make_account()
+    session = client.post(
+        "/api/toolkit/memo/resources/upload-session",
+        headers=account.headers,
+        json={"displayName": "IMG_0042." + given.lstrip("."), "mimeType": given, "size": 5},
+    )
+    assert session.status_code == 400, session.text
+    said = session.json()["error"]["message"]
+    assert "file extension" in said and f"send {meant}" in said, said
+    unknown = client.post(
+        "/api/toolkit/memo/resources/upload-session",
+        headers=account.headers,
+        json={"displayName": "a.zzz", "mimeType": "zzzq", "size": 5},
+    )
+    assert "is not a media type like image/jpeg" in unknown.json()["error"]["message"]

@@ -57,6 +57,19 @@ def test_unencoded_plus_gets_a_hint():
         parse_timestamp("2026-10-05T00:00:00 08:00", "createdFrom")
 
 
+def test_a_space_between_date_and_time_is_not_blamed_on_a_url_query():
+    """A JSON body's `2026-12-07 16:55:00+08:00` (a date format with a space, as a Shortcut's
+    custom format writes it) holds no '+' turned into a space: the hint said to send '+' as %2B,
+    which the value already had. It names the T instead."""
+    with pytest.raises(ValidationError) as caught:
+        parse_timestamp("2026-12-07 16:55:00+08:00", "due.at")
+    assert "%2B" not in caught.value.message
+    assert "write T between the date and the time" in caught.value.message
+    with pytest.raises(ValidationError) as both:  # a space for the T and a '+' lost in a URL query
+        parse_timestamp("2026-12-07 16:55:00 08:00", "dueAfter")
+    assert "%2B" in both.value.message and "write T between the date and the time" in both.value.message
+
+
 @given(
     st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
     st.integers(min_value=-(15 * 60 + 59), max_value=15 * 60 + 59),

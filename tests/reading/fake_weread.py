@@ -181,7 +181,10 @@ def _handler(fake: FakeWeRead) -> type[BaseHTTPRequestHandler]:
             url = urlparse(self.path)
             if url.path not in WEB_PATHS:
                 return self._send(404, {"errcode": -1}, {})
-            if "wr_skey=good-skey" not in (self.headers.get("Cookie") or ""):
+            # Read as a server reads a Cookie header: name=value pairs, the session in wr_vid + wr_skey.
+            pairs = [part.strip().split("=", 1) for part in (self.headers.get("Cookie") or "").split(";")]
+            cookies = {pair[0]: pair[1] for pair in pairs if len(pair) == 2}
+            if cookies.get("wr_skey") != "good-skey" or "wr_vid" not in cookies:
                 return self._send(401, {"errcode": -2012, "errmsg": "登录超时"}, {})
             params = {name: values[0] for name, values in parse_qs(url.query).items()}
             self._answer(WEB_PATHS[url.path], params)

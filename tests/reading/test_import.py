@@ -94,6 +94,17 @@ def test_not_json_is_a_clear_error():
         parse_import(b'{"provider": "caf\xe9"}')
 
 
+def test_a_file_too_deep_or_with_a_huge_number_is_refused_by_name():
+    """`mesq reading import` of a file of nested brackets said "unexpected RecursionError", and of
+    a number of 5,000 digits Python's own ValueError: each is now the file's refusal."""
+    with pytest.raises(ValidationError, match="nests too deeply"):
+        parse_import("[" * 100_000)
+    huge = json.dumps(export(books=1, notes=1)).replace('"position": 0', '"position": ' + "9" * 5000)
+    assert "9" * 5000 in huge
+    with pytest.raises(ValidationError, match=r"books\[0\]\.notes\[0\]\.position: must be a whole number"):
+        parse_import(huge)
+
+
 def test_reimport_changes_nothing_and_a_dropped_note_is_marked(services, make_account, client):
     account = make_account(scopes=READING)
     snapshots = parse_document(export())

@@ -115,6 +115,18 @@ def test_wrong_api_key_or_cookie_is_an_expired_credential(services, make_account
         assert _sync(services, account.user_id, base_url)["lastError"]["code"] == "CREDENTIAL_EXPIRED"
 
 
+@pytest.mark.parametrize("pasted", [f"Cookie: {COOKIE}", f"cookie:{COOKIE}", f"  COOKIE:  {COOKIE}  "])
+def test_a_cookie_pasted_with_its_header_name_syncs(services, make_account, base_url, pasted):
+    """A cookie copied as the DevTools request-header line ("Cookie: wr_vid=…; wr_skey=…") was kept
+    as typed and sent as `Cookie: Cookie: wr_vid=…`: the first pair's name became "Cookie: wr_vid",
+    the session lost its wr_vid, and the freshly copied cookie synced as "expired"."""
+    account = make_account(scopes="reading:read")
+    sealer = build_sealer(services.settings)
+    save_credential(services.items, sealer, account.user_id, "cookie", pasted, "2026-03-01T00:00:00.000000Z")
+    status = _sync(services, account.user_id, base_url)
+    assert "lastError" not in status and status["lastRun"]["added"] > 0, status
+
+
 def test_stale_cookie_empty_bookmark_answer_is_an_expired_credential(services, fake, base_url, make_account):
     account = make_account(scopes="reading:read")
     save_credential(

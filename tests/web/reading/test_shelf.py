@@ -204,3 +204,44 @@ def test_chinese_reading_pages_never_call_notes_memos(services: Services, browse
         text = _text(reader.get(path, headers=zh).text)
         bare = [line.strip() for line in text.splitlines() if re.search(r"(?<!阅读)笔记", line)]
         assert [line for line in bare if line != "笔记"] == [], path  # 笔记 alone: the top bar's Memos
+
+
+def test_a_heading_made_for_an_untitled_chapter_is_in_the_readers_language(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """A note with a chapter number but no chapter title (the import's `chapterTitle` is optional;
+    a sync whose chapter list lacks the chapter), and one with neither: the page makes their
+    headings, and on a Chinese page they were English ("Chapter 2", "Elsewhere in the book")."""
+    reader = browser()
+    notes = [
+        {"id": "a", "noteType": "highlight", "content": "有章节号的划线", "chapterIndex": 2, "position": 1,
+         "createdAt": "2026-03-01T21:00:00+08:00"},
+        {"id": "b", "noteType": "highlight", "content": "不知道在哪一章的划线",
+         "createdAt": "2026-03-02T21:00:00+08:00"},
+    ]  # fmt: skip
+    book = {"id": "u", "title": "无题", "notes": notes}
+    seed(services.items, reader.user_id, {"provider": "wechat-reading", "books": [book]})
+    path = f"/reading/books/{book_id('u')}"
+    headings = {}
+    for language in ("zh-CN", "en-US"):
+        html = reader.get(path, headers={"Accept-Language": language}).text
+        headings[language] = re.findall(r'<h2 class="chapter">([^<]+)</h2>', html)
+    assert headings == {"zh-CN": ["第 2 章", "书中其他位置"], "en-US": ["Chapter 2", "Elsewhere in the book"]}
+
+
+def test_a_search_hit_removed_in_wechat_reading_says_so(services: Services, browser: Callable[..., Browser]) -> None:
+    """The book page marks a note deleted upstream ("removed in WeChat Reading"); the search page
+    showed the same note as a plain hit, as if it were still in the book."""
+    reader = browser()
+    shelf = sample_shelf()
+    seed(services.items, reader.user_id, shelf)
+    book = shelf["books"][0]
+    book["notes"] = [note for note in book["notes"] if note["id"] != "h2"]  # 财政收入… removed upstream
+    seed(services.items, reader.user_id, shelf)
+    for language, gone in (("en-US", "removed in WeChat Reading"), ("zh-CN", "已在微信读书中删除")):
+        headers = {"Accept-Language": language}
+        found = reader.get("/reading/search?q=%E8%B4%A2%E6%94%BF%E6%94%B6%E5%85%A5", headers=headers)  # 财政收入
+        hits = re.findall(r'<li class="card hit[^"]*"[^>]*>(.*?)</li>', found.text, re.S)
+        assert len(hits) == 1 and gone in _text(hits[0]), found.text
+        kept = reader.get("/reading/search?q=%E5%9C%9F%E5%9C%B0", headers=headers)  # 土地
+        assert gone not in _text(kept.text)

@@ -12,6 +12,7 @@ attachment path inside the store and registers it; cancel and the expiry sweep d
 
 from __future__ import annotations
 
+import mimetypes
 import re
 import secrets
 import time
@@ -117,10 +118,26 @@ def clean_display_name(name: str, fallback: str) -> str:
 
 def check_mime_type(value: str, field: str = "mimeType") -> str:
     if not isinstance(value, str) or not _MIME.fullmatch(value):
+        meant = _type_of_extension(value)
+        if meant is not None:  # a Shortcut's "File Extension" (jpg, HEIC) where the type goes
+            raise ValidationError(
+                "%(field)s: %(value)s is a file extension, not a media type; send %(meant)s",
+                field=field,
+                value=quoted(value),
+                meant=meant,
+            )
         raise ValidationError(
             "%(field)s: %(value)s is not a media type like image/jpeg", field=field, value=quoted(value)
         )
     return value
+
+
+def _type_of_extension(value: object) -> str | None:
+    """The media type a bare file extension (`jpg`, `.HEIC`) stands for, if the value is one."""
+    extension = value.strip().lstrip(".") if isinstance(value, str) else ""
+    if not (extension.isascii() and extension.isalnum() and len(extension) <= 10):
+        return None
+    return mimetypes.guess_type(f"file.{extension}", strict=False)[0]
 
 
 def too_large(field: str, size: int | None = None) -> PayloadTooLarge:

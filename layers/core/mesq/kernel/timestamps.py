@@ -24,11 +24,25 @@ _MIN_UTC = datetime(1, 1, 1, tzinfo=UTC)
 _MAX_UTC = datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
 
 
+def _space_hint(value: object) -> str:
+    """What a space in a refused timestamp likely means: one where the T goes (a date format
+    written with a space), and any other a '+' a URL query turned into a space."""
+    if not isinstance(value, str) or " " not in value:
+        return ""
+    hints = []
+    if len(value) > 10 and value[10] == " ":
+        hints.append("write T between the date and the time")
+        value = value[:10] + "T" + value[11:]
+    if " " in value:
+        hints.append("in a URL query, send '+' as %2B")
+    return " (" + "; ".join(hints) + ")"
+
+
 def parse_timestamp(value: str, field: str) -> datetime:
     """Parse a filter timestamp into an aware UTC datetime, or raise ValidationError naming `field`."""
     match = _ISO.fullmatch(value) if isinstance(value, str) else None
     if match is None:
-        hint = " (in a URL query, send '+' as %2B)" if isinstance(value, str) and " " in value else ""
+        hint = _space_hint(value)
         raise ValidationError(
             "%(field)s: %(value)s is not an ISO 8601 timestamp with Z or an offset (e.g. "
             "2026-10-05T00:00:00+08:00)%(hint)s",

@@ -27,6 +27,7 @@ CREDENTIAL_SK = "READ#CREDENTIAL"
 SYNC_INDEX = "READSYNC#USERS"
 _API_KEY = re.compile(r"wrk-[A-Za-z0-9._~+/=-]{8,200}")
 MAX_COOKIE = 8_000
+_HEADER_NAME = re.compile(r"\Acookie\s*:\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ def _checked(kind: str, secret: str) -> Credential:
             raise ValidationError("the API key must look like wrk-… (copied from WeChat Reading's Agent Skill page)")
         return Credential("api_key", secret)
     if kind == "cookie":
+        # Copied as DevTools' request-header line ("Cookie: wr_vid=…"): the header's name is no
+        # cookie, and sent along it would rename the first pair and lose the session.
+        secret = _HEADER_NAME.sub("", secret, count=1).strip()
         if not secret or len(secret) > MAX_COOKIE or "=" not in secret or any(c in secret for c in "\r\n\0"):
             raise ValidationError(
                 "the cookie must be the name=value pairs of weread.qq.com, at most %(max_cookie)s characters",

@@ -39,17 +39,23 @@ def _fail(where: str, problem: Text) -> ValidationError:
 
 
 def _object(value: Any, where: str, allowed: set[str], required: tuple[str, ...]) -> dict[str, Any]:
+    """`value` as an object of `allowed` fields; `where` is its path, "" for the file's top."""
     if not isinstance(value, dict):
         raise _fail(where, Text("must be an object"))
     unknown = sorted(set(value) - allowed)
     if unknown:
         raise _fail(
-            f"{where}.{unknown[0]}", Text("unknown field (allowed: %(allowed)s)", allowed=", ".join(sorted(allowed)))
+            _field(where, unknown[0]),
+            Text("unknown field (allowed: %(allowed)s)", allowed=", ".join(sorted(allowed))),
         )
     for name in required:
         if name not in value:
-            raise _fail(f"{where}.{name}", Text("is required"))
+            raise _fail(_field(where, name), Text("is required"))
     return value
+
+
+def _field(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
 
 
 def _text(value: Any, where: str, maximum: int, *, empty: bool = False) -> str:
@@ -127,10 +133,18 @@ def _book(raw: Any, where: str) -> BookSnapshot:
     return BookSnapshot(upstream, parsed)
 
 
+def _json_integer(literal: str) -> int:
+    """A JSON integer; one of more digits than any position is read as too large (Python refuses
+    to read over 4,300 digits, with a ValueError no JSON error catches)."""
+    return int(literal) if len(literal.lstrip("-")) <= 18 else (-1 if literal.startswith("-") else 10**18)
+
+
 def parse_import(text: str | bytes) -> list[BookSnapshot]:
     """The snapshots of a reading export file, or ValidationError naming the first bad element."""
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_int=_json_integer)
+    except RecursionError:  # thousands of nested brackets: no export file is so deep
+        raise ValidationError("the file is not valid JSON: it nests too deeply; nothing was imported") from None
     except UnicodeDecodeError as error:
         raise ValidationError(
             "the file is not UTF-8 text (byte %(start)s); save it as UTF-8 and import it again", start=error.start
@@ -146,7 +160,11 @@ def parse_import(text: str | bytes) -> list[BookSnapshot]:
 
 
 def parse_document(document: Any) -> list[BookSnapshot]:
-    top = _object(document, "(file)", _TOP_FIELDS, ("provider", "books"))
+    if not isinstance(document, dict):
+        raise ValidationError(
+            'the file must hold one JSON object, {"provider": "wechat-reading", "books": [...]}; nothing was imported'
+        )
+    top = _object(document, "", _TOP_FIELDS, ("provider", "books"))
     if top["provider"] != PROVIDER:
         raise _fail(
             "provider",

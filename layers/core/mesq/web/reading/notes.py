@@ -21,7 +21,8 @@ class Block:
     """One thing on the page: a chapter heading, a highlight with its thoughts, or a lone thought."""
 
     kind: str  # "chapter" | "highlight" | "thought"
-    title: str = ""
+    title: str = ""  # a chapter's title as the book gives it; without one the template says `number`
+    number: int | None = None  # the chapter's number, for a heading without a title ("Chapter 2")
     note: Note = field(default_factory=dict)
     thoughts: list[Note] = field(default_factory=list)
 
@@ -34,11 +35,11 @@ def _passage_key(chapter: Chapter, text: str) -> tuple[Chapter, str]:
     return chapter, " ".join(text.split())
 
 
-def _heading(chapter: Chapter) -> str:
+def _heading(chapter: Chapter) -> Block:
+    """The heading's block: the book's title for the chapter, else its number or neither, which
+    the template words in the reader's language ("第 2 章", "书中其他位置")."""
     index, title = chapter
-    if title:
-        return title
-    return f"Chapter {index}" if index is not None else "Elsewhere in the book"
+    return Block("chapter", title=title or "", number=None if title else index)
 
 
 def reading_blocks(notes: list[Note], previous: Note | None = None) -> list[Block]:
@@ -71,7 +72,7 @@ def _with_headings(blocks: list[Block], previous: Note | None) -> list[Block]:
     for block in blocks:
         chapter = chapter_of(block.note)
         if chaptered and chapter != current:
-            result.append(Block("chapter", title=_heading(chapter)))
+            result.append(_heading(chapter))
             current = chapter
         result.append(block)
     return result
