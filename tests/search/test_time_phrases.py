@@ -1,0 +1,139 @@
+"""A time phrase in an AI search (search/period.py, application/search_operations.py): "上周读了什么书"
+asks for the books of last week. The phrase was a few more words to match, in no note, so the
+question was answered by the notes nearest to 书 from any month (an October library visit three
+times over, on an outside tester's 262-memo account), while last week's reading notes were not
+shown. Now the phrase is read as a window of creation days in the user's zone, the rest of the
+query is searched in it, and the answer says which days (`period`). When nothing in the window is
+a confident hit, the query is searched as asked over every date ("今天跑步" in a diary is words)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from mesq.adapters.models.local_models import BundledEmbedder
+from mesq.auth.user_zone import set_zone
+from mesq.kernel.timestamps import format_timestamp
+from mesq.search.indexer import rebuild
+from mesq.search.period import read_period
+from mesq.wiring.services import Services, build_services
+from tests.settings import inprocess_settings
+
+from .conftest import run
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+def test_each_phrase_names_its_days() -> None:
+    wednesday = date(2026, 12, 9)
+    last_week = read_period("上周读了什么书", wednesday)
+    assert last_week is not None
+    assert (last_week.phrase, last_week.start, last_week.end, last_week.rest) == (
+        "上周", date(2026, 11, 30), date(2026, 12, 7), "读了什么书"
+    )  # fmt: skip
+    cooked = read_period("what did I cook Last  Month", wednesday)
+    assert cooked is not None
+    assert (cooked.phrase, cooked.start, cooked.end, cooked.rest) == (
+        "Last  Month", date(2026, 11, 1), date(2026, 12, 1), "what did I cook"
+    )  # fmt: skip
+    expected = {
+        "昨天吃了什么": (date(2026, 12, 8), date(2026, 12, 9)),
+        "上上周的会议": (date(2026, 11, 23), date(2026, 11, 30)),  # not 上周 inside it
+        "上周末去了哪里": (date(2026, 12, 5), date(2026, 12, 7)),
+        "这个月的周报": (date(2026, 12, 1), date(2027, 1, 1)),
+        "去年的旅行": (date(2025, 1, 1), date(2026, 1, 1)),
+        "meetings this week": (date(2026, 12, 7), date(2026, 12, 14)),
+        "trips last year": (date(2025, 1, 1), date(2026, 1, 1)),
+    }
+    for query, days in expected.items():
+        period = read_period(query, wednesday)
+        assert period is not None and (period.start, period.end) == days, query
+    january = read_period("上个月的账单", date(2027, 1, 15))
+    assert january is not None and (january.start, january.end) == (date(2026, 12, 1), date(2027, 1, 1))
+
+
+def test_no_phrase_or_nothing_else_to_search_is_no_period() -> None:
+    today = date(2026, 12, 9)
+    for query in ("读书笔记", "上周", "last week", "  上个月？", "yesterdays", "todays specials", "thelast week"):
+        assert read_period(query, today) is None, query
+
+
+def _at(day: date, hour: int = 12) -> str:
+    return format_timestamp(datetime.combine(day, time(hour), SHANGHAI))
+
+
+@pytest.fixture(scope="module")
+def account(
+    local_embedder: BundledEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Services, dict[str, str]]]:
+    settings = inprocess_settings(
+        data_dir=tmp_path_factory.mktemp("periods"), search_provider="none", search_index_updates="off"
+    )
+    services = build_services(settings)
+    services.search.embedder = local_embedder
+    set_zone(services.items, "u1", "Asia/Shanghai")
+    today = datetime.now(UTC).astimezone(SHANGHAI).date()
+    monday = today - timedelta(days=today.weekday())
+    notes = {
+        "three_body": (
+            "读完了刘慈欣的《三体》第二部《黑暗森林》，面壁者罗辑的设定太妙了。#读书/科幻",
+            monday - timedelta(days=5),
+        ),
+        "ball": ("开始读《球状闪电》，林云这个角色很有意思。#读书/科幻", monday - timedelta(days=3)),
+        "library": ("周末去图书馆借了三本书。", monday - timedelta(days=60)),
+        "library2": ("周末去图书馆借了三本书，都是小说。", monday - timedelta(days=45)),
+        "run": ("今天跑步5公里，配速6分钟，膝盖有点疼。#运动", monday - timedelta(days=20)),
+        "hotpot": ("晚上和朋友吃了火锅。", monday - timedelta(days=4)),
+        "cat": ("给猫买了新的猫粮，它不爱吃。", monday - timedelta(days=2)),
+        "deploy": ("周报：本周完成了部署流水线迁移，下周开始做监控告警。#工作", monday - timedelta(days=6)),
+        "pasta": ("Made pasta carbonara tonight: guanciale, egg yolks, pecorino. #菜谱", monday - timedelta(days=33)),
+        "coffee": ("Had coffee with Zhang Wei, he's moving to Shenzhen next year.", monday - timedelta(days=1)),
+    }
+    ids = {
+        run(services, "create_memo", {"content": text, "createdAt": _at(day)})["memo"]["id"]: name
+        for name, (text, day) in notes.items()
+    }
+    rebuild(services, "u1")
+    yield services, ids
+    services.items.close()
+
+
+def _names(ids: dict[str, str], hits: list[dict[str, str]]) -> list[str]:
+    return [ids[hit["id"]] for hit in hits]
+
+
+def test_last_weeks_books_are_last_weeks_reading_notes(account: tuple[Services, dict[str, str]]) -> None:
+    services, ids = account
+    today = datetime.now(UTC).astimezone(SHANGHAI).date()
+    monday = today - timedelta(days=today.weekday())
+    for operation in ("search_ai_memos", "search_everything"):
+        answer = run(services, operation, {"query": "上周读了什么书"})
+        items = _names(ids, answer["items"])
+        assert items[:2] == ["three_body", "ball"] or items[:2] == ["ball", "three_body"], (operation, items)
+        shown = items + _names(ids, answer["closestMatches"])
+        assert "library" not in shown and "library2" not in shown, (operation, shown)
+        assert answer["period"] == {
+            "phrase": "上周",
+            "createdFrom": format_timestamp(datetime.combine(monday - timedelta(days=7), time(0), SHANGHAI)),
+            "createdTo": format_timestamp(datetime.combine(monday, time(0), SHANGHAI)),
+        }
+
+
+def test_a_phrase_with_nothing_in_its_window_searches_every_date(account: tuple[Services, dict[str, str]]) -> None:
+    """ "今天跑步": nothing of today is about running, so the diary's running note (20 days ago,
+    written "今天跑步") answers, and no period is claimed."""
+    services, ids = account
+    answer = run(services, "search_ai_memos", {"query": "今天跑步"})
+    assert _names(ids, answer["items"])[:1] == ["run"] and "period" not in answer
+
+
+def test_a_range_the_caller_gave_is_not_read_again(account: tuple[Services, dict[str, str]]) -> None:
+    services, _ids = account
+    answer = run(
+        services, "search_ai_memos",
+        {"query": "上周读了什么书", "createdFrom": "2000-01-01T00:00:00Z", "createdTo": "2100-01-01T00:00:00Z"},
+    )  # fmt: skip
+    assert "period" not in answer
