@@ -47,6 +47,10 @@ def test_each_phrase_names_its_days() -> None:
         "去年的旅行": (date(2025, 1, 1), date(2026, 1, 1)),
         "meetings this week": (date(2026, 12, 7), date(2026, 12, 14)),
         "trips last year": (date(2025, 1, 1), date(2026, 1, 1)),
+        "我上周去了北京": (date(2026, 11, 30), date(2026, 12, 7)),
+        "上月的账单": (date(2026, 11, 1), date(2026, 12, 1)),
+        "上礼拜买的东西": (date(2026, 11, 30), date(2026, 12, 7)),
+        "last week的会议": (date(2026, 11, 30), date(2026, 12, 7)),
     }
     for query, days in expected.items():
         period = read_period(query, wednesday)
@@ -58,6 +62,9 @@ def test_each_phrase_names_its_days() -> None:
 def test_no_phrase_or_nothing_else_to_search_is_no_period() -> None:
     today = date(2026, 12, 9)
     for query in ("读书笔记", "上周", "last week", "  上个月？", "yesterdays", "todays specials", "thelast week"):
+        assert read_period(query, today) is None, query
+    # A phrase's characters inside other words are no time: 登上|月球, 这|月饼, 马上|周末, 晚上|周报.
+    for query in ("登上月球的纪录片", "这月饼真好吃", "马上周末了", "晚上周报写完了"):
         assert read_period(query, today) is None, query
 
 

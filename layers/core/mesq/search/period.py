@@ -6,7 +6,8 @@ answered by whatever matched 书 or "cook" best, from any month (an October libr
 
 `read_period(query, today)` finds one such phrase (the longest at the earliest place), and gives
 the days it names (in the caller's calendar: `today` is the user's date) and the query without
-it, which is what is searched. Weeks start on Monday. Only phrases that name one whole past or
+it, which is what is searched. A Chinese phrase counts only as whole words of the query (jieba's
+cut), so 登上月球 holds no 上月. Weeks start on Monday. Only phrases that name one whole past or
 current day, week, month or year are read: no "recently", no "3 days ago", no dates (they are
 words a note may hold, and the literal search finds them).
 """
@@ -77,30 +78,61 @@ _ENGLISH = {
     "this year": "year", "last year": "last_year",
 }  # fmt: skip
 _PHRASES = sorted([*_CHINESE, *_ENGLISH], key=len, reverse=True)
-# English phrases stand as words (not "yesterdays", "unlast week"); Chinese ones anywhere.
-
-
-def _alternative(phrase: str) -> str:
-    if phrase in _CHINESE:
-        return re.escape(phrase)
-    words = r"\s+".join(re.escape(word) for word in phrase.split())
-    return r"(?<![A-Za-z0-9])" + words + r"(?![A-Za-z0-9])"
-
-
-_PATTERN = re.compile("|".join(_alternative(phrase) for phrase in _PHRASES), re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
+
+
+def _english(phrase: str) -> re.Pattern[str]:
+    """An English phrase as words: not "yesterdays", "thelast week"; any spaces between."""
+    words = r"\s+".join(re.escape(word) for word in phrase.split())
+    return re.compile(r"(?<![A-Za-z0-9])" + words + r"(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+_ENGLISH_PATTERNS = {phrase: _english(phrase) for phrase in _ENGLISH}
+
+
+def _word_edges(query: str) -> set[int]:
+    """Where jieba's words of the query start and end: a Chinese phrase must be whole words of
+    it, so 上月 in 登上月球 (登上 | 月球), 这月 in 这月饼 and 上周 in 晚上周报 are no time."""
+    from .tokenizer import segmenter  # jieba's dictionary: loaded with the search, not at import
+
+    edges, at = {0}, 0
+    for word in segmenter().cut(query):
+        at += len(word)
+        edges.add(at)
+    return edges
+
+
+def _found(query: str) -> tuple[int, int, str] | None:
+    """The earliest phrase (the longest there) as (start, end, name)."""
+    best: tuple[int, int, str] | None = None
+    edges: set[int] | None = None
+    for phrase in _PHRASES:
+        if phrase in _CHINESE:
+            at = query.find(phrase)
+            while at >= 0:
+                edges = _word_edges(query) if edges is None else edges
+                if at in edges and at + len(phrase) in edges:
+                    break
+                at = query.find(phrase, at + 1)
+            spans = [(at, at + len(phrase), _CHINESE[phrase])] if at >= 0 else []
+        else:
+            match = _ENGLISH_PATTERNS[phrase].search(query)
+            spans = [(match.start(), match.end(), _ENGLISH[phrase])] if match else []
+        for span in spans:  # longest first: a shorter phrase wins only by starting earlier
+            if best is None or span[0] < best[0]:
+                best = span
+    return best
 
 
 def read_period(query: str, today: date) -> Period | None:
     """The first time phrase of `query` as a window of days, or None when it has none or when
     nothing but the phrase would be left to search (`上周` alone is searched as the word)."""
-    found = _PATTERN.search(query)
+    found = _found(query)
     if found is None:
         return None
-    written = found.group(0)
-    name = _CHINESE.get(written) or _ENGLISH[_SPACES.sub(" ", written.casefold())]
-    rest = _SPACES.sub(" ", query[: found.start()] + " " + query[found.end() :]).strip()
+    start, end, name = found
+    rest = _SPACES.sub(" ", query[:start] + " " + query[end:]).strip()
     if not has_words(rest):
         return None
-    start, end = _windows(today)[name]
-    return Period(written, start, end, rest)
+    first, after = _windows(today)[name]
+    return Period(query[start:end], first, after, rest)
