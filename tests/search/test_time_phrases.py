@@ -98,6 +98,8 @@ def account(
         "deploy": ("周报：本周完成了部署流水线迁移，下周开始做监控告警。#工作", monday - timedelta(days=6)),
         "pasta": ("Made pasta carbonara tonight: guanciale, egg yolks, pecorino. #菜谱", monday - timedelta(days=33)),
         "coffee": ("Had coffee with Zhang Wei, he's moving to Shenzhen next year.", monday - timedelta(days=1)),
+        "shopping": ("下午去超市买了水果和酸奶。", today - timedelta(days=1)),
+        "cleaning": ("在家打扫卫生，扔掉了很多旧衣服。", monday - timedelta(days=40)),
     }
     ids = {
         run(services, "create_memo", {"content": text, "createdAt": _at(day)})["memo"]["id"]: name
@@ -144,3 +146,16 @@ def test_a_range_the_caller_gave_is_not_read_again(account: tuple[Services, dict
         {"query": "上周读了什么书", "createdFrom": "2000-01-01T00:00:00Z", "createdTo": "2100-01-01T00:00:00Z"},
     )  # fmt: skip
     assert "period" not in answer
+
+
+def test_a_question_about_a_day_with_no_confident_hit_stays_on_that_day(
+    account: tuple[Services, dict[str, str]],
+) -> None:
+    """ "昨天的吉他课" (yesterday's guitar lesson): no note is about it, in the window or anywhere,
+    so the answer is yesterday's nearest notes and says it read 昨天: not the nearest-sounding
+    notes of any date, which read as if they were yesterday's."""
+    services, ids = account
+    answer = run(services, "search_ai_memos", {"query": "昨天的吉他课"})
+    assert answer["items"] == [] and answer["period"]["phrase"] == "昨天"
+    shown = _names(ids, answer["closestMatches"])
+    assert shown and set(shown) <= {"shopping", "coffee"}, shown

@@ -209,15 +209,18 @@ def _searched(
 ) -> dict[str, Any]:
     """`answer` of the query as asked, or, when it names a time ("上周", "last month"), of the
     rest of it over the notes created then (`period` says which days). When nothing in that
-    window is a confident hit, the query as asked over every date: a diary's "今天跑步" is words,
-    not only a date."""
+    window is a confident hit, the query as asked over every date when that has one (a diary's
+    "今天跑步" is words, not only a date), else the window's answer still: "昨天做了什么" shows
+    what came nearest yesterday, not a closer-sounding note of another day."""
     read = _period(call, args)
-    if read is not None:
-        period, window = read
-        found = answer({**args, "query": period.rest}, window)
-        if found["items"]:
-            return {**found, "period": {"phrase": period.phrase, **window}}
-    return answer(args, None)
+    if read is None:
+        return answer(args, None)
+    period, window = read
+    found = {**answer({**args, "query": period.rest}, window), "period": {"phrase": period.phrase, **window}}
+    if found["items"]:
+        return found
+    anywhen = answer(args, None)
+    return anywhen if anywhen["items"] else found
 
 
 def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
