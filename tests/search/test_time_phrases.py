@@ -59,6 +59,32 @@ def test_each_phrase_names_its_days() -> None:
     assert january is not None and (january.start, january.end) == (date(2026, 12, 1), date(2027, 1, 1))
 
 
+def test_a_date_names_its_day_month_or_year() -> None:
+    """A written date: without its year, the last such day or month up to today."""
+    wednesday = date(2026, 12, 9)
+    expected = {
+        "12月4日读了什么": ("12月4日", date(2026, 12, 4), date(2026, 12, 5), "读了什么"),
+        "12月4号 会议": ("12月4号", date(2026, 12, 4), date(2026, 12, 5), "会议"),
+        "１２月４日 读书": ("１２月４日", date(2026, 12, 4), date(2026, 12, 5), "读书"),
+        "2026年3月5日的体检": ("2026年3月5日", date(2026, 3, 5), date(2026, 3, 6), "的体检"),
+        "12月15日上线": ("12月15日", date(2025, 12, 15), date(2025, 12, 16), "上线"),  # not yet this year
+        "11月做了什么菜": ("11月", date(2026, 11, 1), date(2026, 12, 1), "做了什么菜"),
+        "去年12月的账单": ("去年12月", date(2025, 12, 1), date(2026, 1, 1), "的账单"),
+        "2025年的旅行": ("2025年", date(2025, 1, 1), date(2026, 1, 1), "的旅行"),
+        "2026-12-04 notes": ("2026-12-04", date(2026, 12, 4), date(2026, 12, 5), "notes"),
+        "what did I read on December 4": ("December 4", date(2026, 12, 4), date(2026, 12, 5), "what did I read on"),
+        "4 Dec 2025 dinner": ("4 Dec 2025", date(2025, 12, 4), date(2025, 12, 5), "dinner"),
+        "notes from November 2026": ("November 2026", date(2026, 11, 1), date(2026, 12, 1), "notes from"),
+    }
+    for query, (phrase, first, after, rest) in expected.items():
+        period = read_period(query, wednesday)
+        assert period is not None and (period.phrase, period.start, period.end, period.rest) == (
+            phrase, first, after, rest
+        ), query  # fmt: skip
+    for query in ("2月30日 计划", "13月 计划", "May I help", "3号会议室", "112月4日 x", "12月4日"):
+        assert read_period(query, wednesday) is None, query
+
+
 def test_no_phrase_or_nothing_else_to_search_is_no_period() -> None:
     today = date(2026, 12, 9)
     for query in ("读书笔记", "上周", "last week", "  上个月？", "yesterdays", "todays specials", "thelast week"):
@@ -129,6 +155,21 @@ def test_last_weeks_books_are_last_weeks_reading_notes(account: tuple[Services, 
             "createdFrom": format_timestamp(datetime.combine(monday - timedelta(days=7), time(0), SHANGHAI)),
             "createdTo": format_timestamp(datetime.combine(monday, time(0), SHANGHAI)),
         }
+
+
+def test_a_date_asks_for_that_days_notes(account: tuple[Services, dict[str, str]]) -> None:
+    """ "12月4日读了什么" (the day the 三体 note was written): the date was words no note holds, and a
+    note saying 12月15日 shared more of them than any note of that day. In English the day's
+    Chinese note is the nearest (a closest match: "read" alone is little to go on across languages)."""
+    services, ids = account
+    today = datetime.now(UTC).astimezone(SHANGHAI).date()
+    day = today - timedelta(days=today.weekday()) - timedelta(days=5)
+    answer = run(services, "search_ai_memos", {"query": f"{day.month}月{day.day}日读了什么"})
+    assert _names(ids, answer["items"]) == ["three_body"]
+    assert answer["period"]["phrase"] == f"{day.month}月{day.day}日"
+    answer = run(services, "search_ai_memos", {"query": f"what did I read on {day:%B} {day.day}"})
+    assert _names(ids, answer["items"] + answer["closestMatches"]) == ["three_body"]
+    assert answer["period"]["phrase"] == f"{day:%B} {day.day}"
 
 
 def test_a_phrase_with_nothing_in_its_window_searches_every_date(account: tuple[Services, dict[str, str]]) -> None:

@@ -7,9 +7,10 @@ answered by whatever matched 书 or "cook" best, from any month (an October libr
 `read_period(query, today)` finds one such phrase (the longest at the earliest place), and gives
 the days it names (in the caller's calendar: `today` is the user's date) and the query without
 it, which is what is searched. A Chinese phrase counts only as whole words of the query (jieba's
-cut), so 登上月球 holds no 上月. Weeks start on Monday. Only phrases that name one whole past or
-current day, week, month or year are read: no "recently", no "3 days ago", no dates (they are
-words a note may hold, and the literal search finds them).
+cut), so 登上月球 holds no 上月. Weeks start on Monday. A date is read too: a day (`12月4日`,
+`12月4号`, `2026年12月4日`, `2026-12-04`, "December 4", "4 Dec 2026"), a month (`11月`,
+`2026年11月`, `去年12月`, "November 2026") or a year (`2025年`); without its year, the last such day or month
+up to today. Not read: "recently", "3 days ago", a month name alone ("May").
 """
 
 from __future__ import annotations
@@ -102,7 +103,77 @@ def _word_edges(query: str) -> set[int]:
     return edges
 
 
-def _found(query: str) -> tuple[int, int, str] | None:
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+         ("november", "nov"), ("december", "dec")),
+        1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH = "(?P<name>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+#: A Chinese date's year: written (2026年) or said (今年, 去年, 前年).
+_YEAR_BEFORE = r"(?:(?P<year>\d{4})\s*年\s*|(?P<said>今年|去年|前年)\s*)?"
+_SAID_YEARS = {"今年": 0, "去年": 1, "前年": 2}
+_NOT_DIGIT_BEFORE, _NOT_DIGIT_AFTER = r"(?<!\d)", r"(?!\d)"  # any script's digits, fullwidth too
+_DATES = [
+    re.compile(_NOT_DIGIT_BEFORE + pattern + _NOT_DIGIT_AFTER, re.IGNORECASE)
+    for pattern in (
+        _YEAR_BEFORE + r"(?P<month>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*[日号號]",
+        _YEAR_BEFORE + r"(?P<month>\d{1,2})\s*月份?(?!\s*\d)",
+        r"(?P<year>\d{4})\s*年(?!\s*\d)",
+        r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})",
+        r"(?<![A-Za-z])" + _MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(?P<year>\d{4}))?(?![A-Za-z])",
+        r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(?P<year>\d{4}))?(?![A-Za-z])",
+        r"(?<![A-Za-z])" + _MONTH + r",?\s+(?P<year>\d{4})",
+    )
+]
+
+
+def _date_window(found: re.Match[str], today: date) -> tuple[date, date] | None:
+    """The days a date names; None for one that is no date (2月30日, 13月)."""
+    parts = found.groupdict()
+    year = int(parts["year"]) if parts.get("year") else None
+    if parts.get("said"):
+        year = today.year - _SAID_YEARS[parts["said"]]
+    month = (
+        _MONTHS[parts["name"].casefold()] if parts.get("name") else int(parts["month"]) if parts.get("month") else None
+    )
+    day = int(parts["day"]) if parts.get("day") else None
+    try:
+        if month is None:  # a year
+            return (date(year, 1, 1), date(year + 1, 1, 1)) if year else None
+        if day is None:  # a month: without a year, the last one up to today
+            first = date(year or today.year, month, 1)
+            if year is None and first > today:
+                first = date(today.year - 1, month, 1)
+            return first, _month_start(first, -1)
+        when = date(year or today.year, month, day)
+        if year is None and when > today:
+            when = date(today.year - 1, month, day)
+    except ValueError:
+        return None
+    return when, when + timedelta(days=1)
+
+
+def _found(query: str, today: date) -> tuple[int, int, date, date] | None:
+    """The earliest phrase or date (the longest there) as (start, end, first day, day after)."""
+    spans: list[tuple[int, int, date, date]] = []
+    for pattern in _DATES:
+        for match in pattern.finditer(query):
+            window = _date_window(match, today)
+            if window is not None:
+                spans.append((match.start(), match.end(), *window))
+                break
+    named = _named(query)
+    if named is not None:
+        spans.append((named[0], named[1], *_windows(today)[named[2]]))
+    return min(spans, key=lambda span: (span[0], span[0] - span[1])) if spans else None
+
+
+def _named(query: str) -> tuple[int, int, str] | None:
     """The earliest phrase (the longest there) as (start, end, name)."""
     best: tuple[int, int, str] | None = None
     edges: set[int] | None = None
@@ -127,12 +198,11 @@ def _found(query: str) -> tuple[int, int, str] | None:
 def read_period(query: str, today: date) -> Period | None:
     """The first time phrase of `query` as a window of days, or None when it has none or when
     nothing but the phrase would be left to search (`上周` alone is searched as the word)."""
-    found = _found(query)
+    found = _found(query, today)
     if found is None:
         return None
-    start, end, name = found
+    start, end, first, after = found
     rest = _SPACES.sub(" ", query[:start] + " " + query[end:]).strip()
     if not has_words(rest):
         return None
-    first, after = _windows(today)[name]
     return Period(query[start:end], first, after, rest)
