@@ -168,6 +168,11 @@ def test_ai_search_reads_a_time_phrase_as_days_and_says_which(
     zh = ada.get("/?q=%E4%B8%8A%E5%91%A8+lighthouse+keeper&mode=ai", headers={"Accept-Language": "zh-CN"})
     assert "week one" in zh.text and "long ago" not in zh.text
     assert f"创建于 <strong>{first}</strong> 至 <strong>{last}</strong>（搜索中的“上周”）" in zh.text
+    # One day is said as one day, not "from X to X".
+    day = (monday - timedelta(days=4)).isoformat()
+    on_a_day = ada.get(f"/?q={day}+lighthouse+keeper&mode=ai", headers={"Accept-Language": "zh-CN"})
+    assert "week one" in on_a_day.text and "long ago" not in on_a_day.text
+    assert f"创建于 <strong>{day}</strong>（搜索中的“{day}”）" in on_a_day.text and " 至 " not in on_a_day.text
 
 
 def test_a_degraded_ai_search_names_its_stages_in_the_pages_language(
