@@ -200,3 +200,19 @@ def test_a_question_about_a_day_with_no_confident_hit_stays_on_that_day(
     assert answer["items"] == [] and answer["period"]["phrase"] == "昨天"
     shown = _names(ids, answer["closestMatches"])
     assert shown and set(shown) <= {"shopping", "coffee"}, shown
+
+
+def test_a_query_without_a_time_reads_no_zone(
+    account: tuple[Services, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's zone is one more read (a GetItem on DynamoDB): only a query naming a time pays it."""
+    from mesq.application import search_operations
+
+    services, _ids = account
+    zones: list[str] = []
+    monkeypatch.setattr(search_operations, "configured_zone", lambda _items, user: zones.append(user) or None)
+    run(services, "search_ai_memos", {"query": "读书笔记"})
+    run(services, "search_everything", {"query": "three body"})
+    assert zones == []
+    run(services, "search_ai_memos", {"query": "上周读了什么书"})
+    assert zones == ["u1"]

@@ -187,6 +187,8 @@ def _period(call: Call, args: dict[str, Any]) -> tuple[Period, dict[str, str]] |
     (else UTC), unless the caller gave a creation range of its own."""
     if "createdFrom" in args or "createdTo" in args:
         return None
+    if read_period(args["query"], utc_now().date()) is None:  # most queries: no read of the zone
+        return None
     zone_name = configured_zone(call.services.items, call.principal.user_id)
     zone = ZoneInfo(zone_name) if zone_name else ZoneInfo("UTC")
     period = read_period(args["query"], utc_now().astimezone(zone).date())
