@@ -95,6 +95,15 @@ def test_first_run_set_up_then_back_to_consent(services: Services, new_client) -
     fields = {"csrf": csrf_of(form.text), "username": "first", "password": PASSWORD, "confirm": PASSWORD}
     hidden_next = f'<input type="hidden" name="next" value="{consent_url}">'
     assert hidden_next in form.text
+    # The set-up says why it is there: the app waiting for the approval (the form said nothing of it).
+    assert (
+        "<strong>Test Agent</strong> asks to use your MeSQ: create the account, then approve or deny it." in form.text
+    )
+    zh = client.get(to_setup.headers["location"], headers={"Accept-Language": "zh-CN"})
+    assert "<strong>Test Agent</strong> 请求使用你的 MeSQ：请先创建账户，再选择允许或拒绝。" in zh.text
+    mismatch = client.post("/setup", data={**fields, "confirm": "another one", "next": consent_url})
+    assert mismatch.status_code == 400 and "Test Agent</strong> asks to use your MeSQ" in mismatch.text
+    fields["csrf"] = csrf_of(mismatch.text)
     created = client.post("/setup", data={**fields, "next": consent_url}, follow_redirects=False)
     assert created.status_code == 303 and created.headers["location"] == consent_url
     assert "Test Agent" in client.get(consent_url).text

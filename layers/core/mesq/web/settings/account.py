@@ -101,37 +101,6 @@ def _carrying(path: str, target: str) -> str:
     return path if target == HOME else f"{path}?next={quote(target, safe='')}"
 
 
-async def setup_form(page: Page) -> Response:
-    target = safe_next(page.request.query_params.get("next"), HOME)
-    if await _users_exist(page):
-        return redirect(_carrying(SETUP_DONE, target))
-    return _form_page(page, "settings/setup.html", next=target, username="", error=None)
-
-
-async def setup_submit(page: Page) -> Response:
-    target = safe_next(page.fields.text("next"), HOME)
-    if await _users_exist(page):
-        return redirect(_carrying(SETUP_DONE, target))
-    _check_form_token(page)
-    username = page.fields.text("username").strip().lower()
-    password = page.fields.text("password")
-    if password != page.fields.text("confirm"):
-        mismatch = page.gettext("The passwords do not match.")
-        return _form_page(page, "settings/setup.html", status=400, next=target, username=username, error=mismatch)
-    try:
-        user = await run_sync(create_user, page.web.services.items, username, password, admin=True, first_user=True)
-    except SetupAlreadyDone:  # another set-up won the race
-        return redirect(_carrying(SETUP_DONE, target))
-    except ValidationError as error:
-        return _form_page(
-            page, "settings/setup.html", status=400, next=target, username=username, error=page.error_text(error)
-        )
-    return await _signed_in(page, user["id"], user["username"], target)
-
-
-# -- sign-in / sign-out ------------------------------------------------------------------------
-
-
 async def _connecting(page: Page, target: str) -> str | None:
     """The app asking for access when the sign-in leads on to its consent page (`next` is
     `/oauth/consent?request=<id>`), so the page says why the person is asked to sign in: an MCP
@@ -147,6 +116,43 @@ async def _connecting(page: Page, target: str) -> str | None:
     except NotFound:
         return None
     return app_name(pending.client_name, page.translator)
+
+
+async def setup_form(page: Page) -> Response:
+    target = safe_next(page.request.query_params.get("next"), HOME)
+    if await _users_exist(page):
+        return redirect(_carrying(SETUP_DONE, target))
+    return _form_page(
+        page, "settings/setup.html", next=target, username="", error=None, connecting=await _connecting(page, target)
+    )
+
+
+async def setup_submit(page: Page) -> Response:
+    target = safe_next(page.fields.text("next"), HOME)
+    if await _users_exist(page):
+        return redirect(_carrying(SETUP_DONE, target))
+    _check_form_token(page)
+    username = page.fields.text("username").strip().lower()
+    password = page.fields.text("password")
+    if password != page.fields.text("confirm"):
+        mismatch = page.gettext("The passwords do not match.")
+        return _form_page(
+            page, "settings/setup.html", status=400, next=target, username=username, error=mismatch,
+            connecting=await _connecting(page, target),
+        )  # fmt: skip
+    try:
+        user = await run_sync(create_user, page.web.services.items, username, password, admin=True, first_user=True)
+    except SetupAlreadyDone:  # another set-up won the race
+        return redirect(_carrying(SETUP_DONE, target))
+    except ValidationError as error:
+        return _form_page(
+            page, "settings/setup.html", status=400, next=target, username=username, error=page.error_text(error),
+            connecting=await _connecting(page, target),
+        )  # fmt: skip
+    return await _signed_in(page, user["id"], user["username"], target)
+
+
+# -- sign-in / sign-out ------------------------------------------------------------------------
 
 
 async def login_form(page: Page) -> Response:
