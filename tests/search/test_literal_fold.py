@@ -9,6 +9,7 @@ under the old fold is rebuilt. Traditional characters read as simplified the sam
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -235,7 +236,8 @@ def test_a_highlight_never_splits_a_user_perceived_character() -> None:
     # The mark ended inside a character: a combining accent after it, a skin tone, a ZWJ family,
     # a keycap, or one flag's half (🇨🇳🇺🇸 holds 🇳🇺, the second half of China's and the first of
     # the USA's). The highlight takes the whole characters it touches.
-    assert marked("cafe\u0301 au lait", "cafe") == [("cafe\u0301", True), (" au lait", False)]
+    # (The accent is one NFC keeps apart, ê + U+0304 in pinyin: e + U+0301 is é since fold format 5.)
+    assert marked("ê\u0304 的读音", "ê") == [("ê\u0304", True), (" 的读音", False)]
     assert marked("点赞👍\U0001f3fd了", "👍") == [("点赞", False), ("👍\U0001f3fd", True), ("了", False)]
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
     assert marked(f"家人{family}一起", "\U0001f468") == [("家人", False), (family, True), ("一起", False)]
@@ -267,3 +269,37 @@ def test_a_query_of_spaces_alone_is_refused(services: Services) -> None:
     for search in (reads.search_memos, reading_ops.search_reading_notes, REGISTRY["query_todos"]):
         with pytest.raises(ValidationError, match="only spaces"):
             search(call, {"query": " \u3000 "})
+
+
+DECOMPOSED = ("Cafe\u0301 au lait 和拿铁", "\u1112\u1161\u11ab\u1100\u116e\u11a8 여행 계획")
+
+
+@pytest.mark.parametrize(("query", "content"), [("café", DECOMPOSED[0]), ("한국", DECOMPOSED[1])])
+def test_text_typed_composed_and_decomposed_find_each_other(
+    services: Services, query: str, content: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note pasted from a macOS file name or a PDF holds é as e + U+0301 and 한 as its three
+    jamo; a person types them precomposed. The fold read them as other characters, so café found
+    no Cafe\u0301 and 한국 no decomposed 한국 (and "cafe" found the decomposed one, not the
+    composed). NFC first (fold format 5): each finds the other, through the index and the scan, and
+    the highlight covers the whole characters as written."""
+    call = _notes_and_memos_of(services, (content,))
+    decomposed_query = unicodedata.normalize("NFD", query)
+    for asked in (query, decomposed_query):
+        with monkeypatch.context() as patch:
+            patch.setattr(memo_store, "all_memos", _no_scan)
+            patch.setattr(reading_store, "every_note", _no_scan)
+            memos = reads.search_memos(call, {"query": asked})["timelineItems"]
+            notes = reading_ops.search_reading_notes(call, {"query": asked})["notes"]
+        with monkeypatch.context() as patch:
+            patch.setattr(reads, "_literal_matches", lambda *_args: None)
+            assert reads.search_memos(call, {"query": asked})["timelineItems"] == memos
+        assert [memo["content"] for memo in memos] == [content], asked
+        assert [note["content"] for note in notes] == [content], asked
+    whole = content.split(" ")[0]
+    assert marked(content, query)[0] == (whole, True)
+    assert marked(unicodedata.normalize("NFC", content), decomposed_query)[0] == (
+        unicodedata.normalize("NFC", whole),
+        True,
+    )
+    assert fold("cafe") not in fold(DECOMPOSED[0])  # as with café typed composed: no accent-blind match

@@ -7,7 +7,7 @@ import json
 import re
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -147,6 +147,32 @@ def test_ai_search_draws_less_related_hits_after_a_boundary(
     assert confident < boundary < text.index("a lighthouse postcard")
     zh = ada.get("/?q=harbour+lighthouse+keeper&mode=ai", headers={"Accept-Language": "zh-CN"})
     assert "相关性较低" in zh.text
+
+
+def test_ai_search_reads_a_time_phrase_as_days_and_says_which(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """ "lighthouse keeper last week": only last week's memo answers, and the filter sentence names
+    the days it searched in the page's language; the phrase was words before, so an older memo
+    answered as well and nothing said that the week was not read."""
+    ada = browser("ada")
+    today = datetime.now(ZoneInfo("UTC")).date()
+    monday = today - timedelta(days=today.weekday())
+    _memo(services, ada, "harbour lighthouse keeper, week one", createdAt=f"{monday - timedelta(days=4)}T10:00:00Z")
+    _memo(services, ada, "harbour lighthouse keeper, long ago", createdAt=f"{monday - timedelta(days=70)}T10:00:00Z")
+    build.run(services, ada.user_id)
+    first, last = (monday - timedelta(days=7)).isoformat(), (monday - timedelta(days=1)).isoformat()
+    en = ada.get("/?q=lighthouse+keeper+last+week&mode=ai", headers={"Accept-Language": "en-US"})
+    assert en.status_code == 200 and "week one" in en.text and "long ago" not in en.text
+    assert f"created from <strong>{first}</strong> to <strong>{last}</strong> (“last week” in the search)" in en.text
+    zh = ada.get("/?q=%E4%B8%8A%E5%91%A8+lighthouse+keeper&mode=ai", headers={"Accept-Language": "zh-CN"})
+    assert "week one" in zh.text and "long ago" not in zh.text
+    assert f"创建于 <strong>{first}</strong> 至 <strong>{last}</strong>（搜索中的“上周”）" in zh.text
+    # One day is said as one day, not "from X to X".
+    day = (monday - timedelta(days=4)).isoformat()
+    on_a_day = ada.get(f"/?q={day}+lighthouse+keeper&mode=ai", headers={"Accept-Language": "zh-CN"})
+    assert "week one" in on_a_day.text and "long ago" not in on_a_day.text
+    assert f"创建于 <strong>{day}</strong>（搜索中的“{day}”）" in on_a_day.text and " 至 " not in on_a_day.text
 
 
 def test_a_degraded_ai_search_names_its_stages_in_the_pages_language(

@@ -48,6 +48,37 @@ def test_login_then_back_to_consent(services: Services, new_client) -> None:
     assert answer.status_code == 303 and answer.headers["location"] == consent_url
 
 
+def test_the_sign_in_before_consent_names_the_app_asking(services: Services, new_client) -> None:
+    """An MCP host's "Connect" opens the authorization URL; a person not signed in landed on a
+    bare sign-in form that said nothing of the app or of the approval after it. Now the form
+    names the app (its own name, escaped, or MeSQ's words for an unnamed one) in the page's
+    language, also when a wrong password shows the form again; any other sign-in stays as it was."""
+    from mesq.auth.users import create_user
+
+    create_user(services.items, "ivan", PASSWORD)
+    pending = pending_request(services, client_name="Claude <b>")
+    to_login = new_client().get(f"/oauth/consent?request={pending.request_id}", follow_redirects=False)
+    login_url = to_login.headers["location"]
+    en = new_client().get(login_url, headers={"Accept-Language": "en-US"})
+    assert "<strong>Claude &lt;b&gt;</strong> asks to use your MeSQ: sign in, then approve or deny it." in en.text
+    zh = new_client().get(login_url, headers={"Accept-Language": "zh-CN"})
+    assert "<strong>Claude &lt;b&gt;</strong> 请求使用你的 MeSQ：请先登录，再选择允许或拒绝。" in zh.text
+    client = new_client()
+    form = client.get(login_url, headers={"Accept-Language": "zh-CN"})
+    consent_url = f"/oauth/consent?request={pending.request_id}"
+    wrong = client.post(
+        "/login",
+        data={"csrf": csrf_of(form.text), "username": "ivan", "password": "wrong one", "next": consent_url},
+        headers={"Accept-Language": "zh-CN"},
+    )
+    assert wrong.status_code == 401 and "请求使用你的 MeSQ" in wrong.text
+    unnamed = pending_request(services, client_name=None)
+    page = new_client().get("/login?next=" + quote(f"/oauth/consent?request={unnamed.request_id}", safe=""))
+    assert "asks to use your MeSQ" in page.text and "None" not in page.text
+    for other in ("/login", "/login?next=%2Ftodos", "/login?next=" + quote("/oauth/consent?request=gone", safe="")):
+        assert "asks to use your MeSQ" not in new_client().get(other).text
+
+
 def test_first_run_set_up_then_back_to_consent(services: Services, new_client) -> None:
     """A person who runs MeSQ for the first time and connects an app right away has no account
     yet: sign-in sends them to the set-up, which must bring them back to the consent page too (it
@@ -64,6 +95,15 @@ def test_first_run_set_up_then_back_to_consent(services: Services, new_client) -
     fields = {"csrf": csrf_of(form.text), "username": "first", "password": PASSWORD, "confirm": PASSWORD}
     hidden_next = f'<input type="hidden" name="next" value="{consent_url}">'
     assert hidden_next in form.text
+    # The set-up says why it is there: the app waiting for the approval (the form said nothing of it).
+    assert (
+        "<strong>Test Agent</strong> asks to use your MeSQ: create the account, then approve or deny it." in form.text
+    )
+    zh = client.get(to_setup.headers["location"], headers={"Accept-Language": "zh-CN"})
+    assert "<strong>Test Agent</strong> 请求使用你的 MeSQ：请先创建账户，再选择允许或拒绝。" in zh.text
+    mismatch = client.post("/setup", data={**fields, "confirm": "another one", "next": consent_url})
+    assert mismatch.status_code == 400 and "Test Agent</strong> asks to use your MeSQ" in mismatch.text
+    fields["csrf"] = csrf_of(mismatch.text)
     created = client.post("/setup", data={**fields, "next": consent_url}, follow_redirects=False)
     assert created.status_code == 303 and created.headers["location"] == consent_url
     assert "Test Agent" in client.get(consent_url).text

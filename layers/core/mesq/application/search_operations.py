@@ -21,14 +21,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from datetime import date, datetime
+from datetime import time as day_time
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
+from ..auth.user_zone import configured_zone
 from ..kernel.context import Call
 from ..kernel.errors import Forbidden
 from ..kernel.keys import user_partition
+from ..kernel.timestamps import format_timestamp, utc_now
 from ..memos.filters import filter_from
 from ..reading.store import read_book
 from ..search.documents import Doc, Kind, snippet
+from ..search.period import Period, read_period
 
 if TYPE_CHECKING:  # the index and pipeline (bm25s, numpy) load on the first search, not at cold start
     from ..search.index import SearchIndex
@@ -176,16 +182,63 @@ def _answer(outcome: Outcome | _LiteralOutcome, hit: Callable[[Doc, float], dict
     return answer
 
 
+def _period(call: Call, args: dict[str, Any]) -> tuple[Period, dict[str, str]] | None:
+    """The query's time phrase (search/period.py) as createdFrom / createdTo in the user's zone
+    (else UTC), unless the caller gave a creation range of its own."""
+    if "createdFrom" in args or "createdTo" in args:
+        return None
+    if read_period(args["query"], utc_now().date()) is None:  # most queries: no read of the zone
+        return None
+    zone_name = configured_zone(call.services.items, call.principal.user_id)
+    zone = ZoneInfo(zone_name) if zone_name else ZoneInfo("UTC")
+    period = read_period(args["query"], utc_now().astimezone(zone).date())
+    if period is None:
+        return None
+
+    def at(day: date) -> str:
+        return format_timestamp(datetime.combine(day, day_time(0), zone))
+
+    return period, {"createdFrom": at(period.start), "createdTo": at(period.end)}
+
+
+def _created_in(window: dict[str, str], doc: Doc) -> bool:
+    created = doc.meta.get("createdAt")
+    return isinstance(created, str) and window["createdFrom"] <= created < window["createdTo"]
+
+
+def _searched(
+    call: Call, args: dict[str, Any], answer: Callable[[dict[str, Any], dict[str, str] | None], dict[str, Any]]
+) -> dict[str, Any]:
+    """`answer` of the query as asked, or, when it names a time ("上周", "last month"), of the
+    rest of it over the notes created then (`period` says which days). When nothing in that
+    window is a confident hit, the query as asked over every date when that has one (a diary's
+    "今天跑步" is words, not only a date), else the window's answer still: "昨天做了什么" shows
+    what came nearest yesterday, not a closer-sounding note of another day."""
+    read = _period(call, args)
+    if read is None:
+        return answer(args, None)
+    period, window = read
+    found = {**answer({**args, "query": period.rest}, window), "period": {"phrase": period.phrase, **window}}
+    if found["items"]:
+        return found
+    anywhen = answer(args, None)
+    return anywhen if anywhen["items"] else found
+
+
 def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    memo_filter = filter_from(
-        {name: args[name] for name in ("status", "tags", "createdFrom", "createdTo") if name in args}
-    )
+    def answer(asked: dict[str, Any], window: dict[str, str] | None) -> dict[str, Any]:
+        memo_filter = filter_from(
+            {name: asked[name] for name in ("status", "tags", "createdFrom", "createdTo") if name in asked}
+            | (window or {})
+        )
 
-    def accept(doc: Doc) -> bool:
-        return doc.kind == "memo" and not memo_filter.is_empty_range and memo_filter.matches(doc.meta)
+        def accept(doc: Doc) -> bool:
+            return doc.kind == "memo" and not memo_filter.is_empty_range and memo_filter.matches(doc.meta)
 
-    outcome = _run(call, args, accept, ("memo", memo_filter), {"memo"})
-    return _answer(outcome, lambda doc, score: _hit(outcome, doc, score))
+        outcome = _run(call, asked, accept, ("memo", memo_filter), {"memo"})
+        return _answer(outcome, lambda doc, score: _hit(outcome, doc, score))
+
+    return _searched(call, args, answer)
 
 
 def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -201,11 +254,21 @@ def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # archived memo answered here and not there).
     memo_filter = filter_from({})
 
-    def accept(doc: Doc) -> bool:
-        return doc.kind in kinds and (doc.kind != "memo" or memo_filter.matches(doc.meta))
+    def answer(asked: dict[str, Any], window: dict[str, str] | None) -> dict[str, Any]:
+        def accept(doc: Doc) -> bool:
+            return (
+                doc.kind in kinds
+                and (doc.kind != "memo" or memo_filter.matches(doc.meta))
+                and (window is None or _created_in(window, doc))
+            )
 
-    outcome = _run(call, args, accept, ("kinds", frozenset(kinds)), kinds)
-    return _answer(outcome, lambda doc, score: {"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)})
+        key = ("kinds", frozenset(kinds), tuple(sorted(window.items())) if window else None)
+        outcome = _run(call, asked, accept, key, kinds)
+        return _answer(
+            outcome, lambda doc, score: {"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)}
+        )
+
+    return _searched(call, args, answer)
 
 
 def _book_of(call: Call, doc: Doc) -> dict[str, Any]:

@@ -9,6 +9,7 @@ No numpy here: the domains describe their kinds at import, the index loads with 
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,10 +19,12 @@ from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
 
 #: The fold's version, the default `format` of every kind: an index stored under another is rebuilt
-#: (literal_store.py). 4: every fullwidth ASCII form and the ideographic space read as ASCII;
+#: (literal_store.py). 5: text is read in NFC first, so a text typed precomposed (é, 한) and the
+#: same text decomposed (e + U+0301 or jamo, pasted from a macOS file name or a PDF) find each
+#: other; 4: every fullwidth ASCII form and the ideographic space read as ASCII;
 #: 3: traditional Chinese characters read as simplified; 2: U+FF03 reads as `#`; 1: `str.casefold`
 #: alone.
-FOLD_FORMAT = 4
+FOLD_FORMAT = 5
 #: The fullwidth forms of ASCII's printable characters (U+FF01-FF5E), exclamation mark to tilde.
 _FULLWIDTH_ASCII = range(0xFF01, 0xFF5F)
 _FULLWIDTH_OFFSET = 0xFF01 - 0x21
@@ -42,11 +45,32 @@ def _same() -> dict[int, str]:
 
 
 def fold(text: str) -> str:
-    """Literal search's one fold, of the indexed text, the scan's text and the query alike:
-    `str.casefold`, then `_same()`. Character by character (a character folds the same wherever it
-    stands), so a highlight maps each folded character back to the one it came from
-    (web/reading/marks.py)."""
-    return text.casefold().translate(_same())
+    """Literal search's one fold, of the indexed text, the scan's text and the query alike: NFC,
+    `str.casefold`, then `_same()`. Unit by unit (`units`: a character with the combining marks
+    or conjoining jamo after it folds the same wherever it stands), so a highlight maps each
+    folded character back to the unit it came from (web/reading/marks.py)."""
+    return unicodedata.normalize("NFC", text).casefold().translate(_same())
+
+
+def _joins_the_one_before(character: str) -> bool:
+    """A combining mark, or a Hangul vowel or final jamo: NFC may compose it with what precedes."""
+    return (
+        unicodedata.combining(character) != 0
+        or unicodedata.category(character) in ("Mn", "Mc", "Me")
+        or (0x1160 <= ord(character) <= 0x11FF or 0xD7B0 <= ord(character) <= 0xD7FF)
+    )
+
+
+def units(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each unit `fold` reads alone: a character and the marks or jamo joining it
+    (NFC composes only within one), so folding the units one by one is folding the text."""
+    spans: list[tuple[int, int]] = []
+    for index, character in enumerate(text):
+        if spans and _joins_the_one_before(character):
+            spans[-1] = (spans[-1][0], index + 1)
+        else:
+            spans.append((index, index + 1))
+    return spans
 
 
 def needle(query: str) -> str:

@@ -269,6 +269,11 @@ def _vector(
     index: SearchIndex, query: str, embedder: Embedder | None, accepted: Mask, outcome: Outcome
 ) -> _Semantic | None:
     stage = _Stage(outcome, "vector")
+    if embedder is not None and not len(index.tie_order()):
+        # No note at all (a new account): nothing to compare with is an empty answer, not a
+        # missing branch (its index has no dimension only because it has no vector).
+        stage.done("ok", 0)
+        return None
     if embedder is None or index.dimension is None:
         stage.done("unavailable", 0)
         return None
@@ -552,7 +557,9 @@ def search(
     semantic = _vector(index, query, embedder, accepted, outcome)
     if lexical is None and semantic is None:
         raise ServiceUnavailable("AI search is unavailable right now (no search branch answered); try again later")
-    outcome.degraded = lexical is None or semantic is None
+    # A new account's index has no note and so no vector: its vector branch answered (nothing).
+    nothing_to_compare = embedder is not None and not len(index.tie_order())
+    outcome.degraded = lexical is None or (semantic is None and not nothing_to_compare)
     positions, scores = _fuse(index, lexical, semantic, outcome)
     wanted = None if limit is None else max(limit, 0) + CLOSEST_MATCHES
     if reranker is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -18,6 +19,7 @@ from starlette.responses import Response
 
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ServiceUnavailable
+from ...kernel.timestamps import parse_timestamp
 from ..kit.framework import Page
 from ..kit.markdown import render_markdown
 from ..kit.security import page_headers
@@ -88,7 +90,14 @@ async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) ->
     try:
         answer = await page.invoke("search_ai_memos", arguments)
     except ServiceUnavailable as error:
-        return {"memos": [], "closest": [], "unavailable": page.error_text(error), "degraded": False, "stages": []}
+        return {
+            "memos": [],
+            "closest": [],
+            "unavailable": page.error_text(error),
+            "degraded": False,
+            "stages": [],
+            "period": None,
+        }
     hits, closest = answer["items"], answer.get("closestMatches", [])
     ids = [item["id"] for item in hits + closest]
     found: dict[str, dict[str, Any]] = {}
@@ -106,8 +115,21 @@ async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) ->
 
     return {
         "memos": memos_of(hits)[:PAGE_SIZE], "closest": memos_of(closest), "unavailable": None,
-        "degraded": answer["degraded"], "stages": answer["stages"],
+        "degraded": answer["degraded"], "stages": answer["stages"], "period": _period_days(page, answer),
     }  # fmt: skip
+
+
+def _period_days(page: Page, answer: dict[str, Any]) -> dict[str, str] | None:
+    """The days a time phrase of the query named (`period`: read in the user's zone, else UTC, as
+    search_ai_memos read it), first and last, for the filter sentence: the page says which days
+    it searched, so "上周读了什么书" is not read as a search of every date."""
+    period = answer.get("period")
+    if not period:
+        return None
+    zone = ZoneInfo(page.user_zone) if page.user_zone else ZoneInfo("UTC")
+    start = parse_timestamp(period["createdFrom"], "createdFrom").astimezone(zone).date()
+    end = parse_timestamp(period["createdTo"], "createdTo").astimezone(zone).date() - timedelta(days=1)
+    return {"phrase": period["phrase"], "first": start.isoformat(), "last": end.isoformat()}
 
 
 def tag_paths(nodes: list[dict[str, Any]]) -> list[str]:

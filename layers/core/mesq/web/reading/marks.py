@@ -1,9 +1,10 @@
 """Search hits marked in note text, safely: the text is cut into (segment, is_hit) pairs and the
 template autoescapes each segment inside or outside a `<mark>`, so no note text is ever HTML.
 
-Matching is the search's own rule (search/literal_kind.py `fold`: `str.casefold` and U+FF03 as `#`,
-as `search_reading_notes` compares), mapped back to the original characters: folding may lengthen
-a character (`ß` -> `ss`), so each folded character remembers which original one it came from.
+Matching is the search's own rule (search/literal_kind.py `fold`: NFC, `str.casefold` and U+FF03 as
+`#`, as `search_reading_notes` compares), mapped back to the original characters: folding may
+lengthen a character (`ß` -> `ss`) or compose several (e + U+0301 -> é), so each folded character
+remembers which original unit it came from.
 A match is then widened to the whole characters a reader sees (`_cluster_start`, `_cluster_end`):
 a match may end before a combining accent, a skin tone or a keycap, inside a ZWJ emoji sequence,
 or between the two halves of a flag, and a mark there splits what is drawn as one character.
@@ -13,18 +14,20 @@ from __future__ import annotations
 
 import unicodedata
 
-from ...search.literal_kind import fold
+from ...search.literal_kind import fold, units
 
 Segment = tuple[str, bool]
 
 
-def _folded_with_origin(text: str) -> tuple[str, list[int]]:
+def _folded_with_origin(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """The folded text and, for each of its characters, the unit of `text` it came from (a
+    character with its combining marks: NFC may have composed them into one)."""
     folded: list[str] = []
-    origin: list[int] = []
-    for index, character in enumerate(text):
-        for part in fold(character):
+    origin: list[tuple[int, int]] = []
+    for start, end in units(text):
+        for part in fold(text[start:end]):
             folded.append(part)
-            origin.append(index)
+            origin.append((start, end))
     return "".join(folded), origin
 
 
@@ -80,8 +83,8 @@ def _hit_spans(text: str, query: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     at = folded.find(needle)
     while at != -1:
-        start = _cluster_start(text, origin[at])
-        end = _cluster_end(text, origin[at + len(needle) - 1] + 1)
+        start = _cluster_start(text, origin[at][0])
+        end = _cluster_end(text, origin[at + len(needle) - 1][1])
         if not spans or start >= spans[-1][1]:
             spans.append((start, end))
         at = folded.find(needle, at + len(needle))

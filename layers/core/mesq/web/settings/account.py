@@ -9,18 +9,21 @@ check of the pipeline this stops login CSRF without writing anything to the stor
 from __future__ import annotations
 
 import secrets
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 from starlette.responses import Response
 from starlette.routing import Route
 
 from ...asgi.instance import client_ip
+from ...auth.oauth.authorization import load_pending
+from ...auth.oauth.metadata import CONSENT_PATH
 from ...auth.users import SetupAlreadyDone, any_user_exists, check_password, create_user, note_browser_language
 from ...kernel.concurrency import run_sync
-from ...kernel.errors import Forbidden, ValidationError
+from ...kernel.errors import Forbidden, NotFound, ValidationError
 from ...kernel.i18n import requested_language
 from ..kit.framework import Page, Web, clear_session_cookie, endpoint, set_session_cookie
 from ..kit.render import redirect
+from ..kit.scope_words import app_name
 from ..kit.security import cookie_name, cookies_secure, insecure_transport, safe_next, set_strict_cookie
 from ..kit.sessions import create_session, end_session, same_token
 
@@ -98,11 +101,30 @@ def _carrying(path: str, target: str) -> str:
     return path if target == HOME else f"{path}?next={quote(target, safe='')}"
 
 
+async def _connecting(page: Page, target: str) -> str | None:
+    """The app asking for access when the sign-in leads on to its consent page (`next` is
+    `/oauth/consent?request=<id>`), so the page says why the person is asked to sign in: an MCP
+    host's "Connect" opened a bare sign-in form, nothing on it naming the app or the approval
+    after. None for any other `next`, or a request unknown, answered or expired (the consent page
+    says so after the sign-in)."""
+    parts = urlsplit(target)
+    if parts.path != CONSENT_PATH:
+        return None
+    request_id = (parse_qs(parts.query).get("request") or [""])[0]
+    try:
+        pending = await run_sync(load_pending, page.web.services.items, request_id)
+    except NotFound:
+        return None
+    return app_name(pending.client_name, page.translator)
+
+
 async def setup_form(page: Page) -> Response:
     target = safe_next(page.request.query_params.get("next"), HOME)
     if await _users_exist(page):
         return redirect(_carrying(SETUP_DONE, target))
-    return _form_page(page, "settings/setup.html", next=target, username="", error=None)
+    return _form_page(
+        page, "settings/setup.html", next=target, username="", error=None, connecting=await _connecting(page, target)
+    )
 
 
 async def setup_submit(page: Page) -> Response:
@@ -114,15 +136,19 @@ async def setup_submit(page: Page) -> Response:
     password = page.fields.text("password")
     if password != page.fields.text("confirm"):
         mismatch = page.gettext("The passwords do not match.")
-        return _form_page(page, "settings/setup.html", status=400, next=target, username=username, error=mismatch)
+        return _form_page(
+            page, "settings/setup.html", status=400, next=target, username=username, error=mismatch,
+            connecting=await _connecting(page, target),
+        )  # fmt: skip
     try:
         user = await run_sync(create_user, page.web.services.items, username, password, admin=True, first_user=True)
     except SetupAlreadyDone:  # another set-up won the race
         return redirect(_carrying(SETUP_DONE, target))
     except ValidationError as error:
         return _form_page(
-            page, "settings/setup.html", status=400, next=target, username=username, error=page.error_text(error)
-        )
+            page, "settings/setup.html", status=400, next=target, username=username, error=page.error_text(error),
+            connecting=await _connecting(page, target),
+        )  # fmt: skip
     return await _signed_in(page, user["id"], user["username"], target)
 
 
@@ -135,7 +161,9 @@ async def login_form(page: Page) -> Response:
         return redirect(target)
     if not await _users_exist(page):
         return redirect(_carrying("/setup", target))
-    return _form_page(page, "settings/login.html", next=target, username="", error=None)
+    return _form_page(
+        page, "settings/login.html", next=target, username="", error=None, connecting=await _connecting(page, target)
+    )
 
 
 async def login_submit(page: Page) -> Response:
@@ -150,6 +178,7 @@ async def login_submit(page: Page) -> Response:
         minutes = max(1, (wait + 59) // 60)
         response = _form_page(
             page, "settings/login.html", status=429, next=target, username=username,
+            connecting=await _connecting(page, target),
             error=page.ngettext(
                 "Too many failed sign-in attempts. Try again in %(num)d minute.",
                 "Too many failed sign-in attempts. Try again in %(num)d minutes.",
@@ -167,6 +196,7 @@ async def login_submit(page: Page) -> Response:
             status=401,
             next=target,
             username=username,
+            connecting=await _connecting(page, target),
             error=page.gettext("Wrong username or password."),
         )
     await run_sync(throttle.succeeded, username, ip)
