@@ -239,3 +239,23 @@ def test_a_session_of_one_store_never_continues_in_another(tmp_path, clock):
     finally:
         first.close()
         second.close()
+
+
+def test_a_credential_is_named_from_its_own_store(tmp_path):
+    """The process reads a credential's name once (a principal issued before names travelled on
+    it has none) and keeps it: it was one memory for every store, so a process holding two named
+    the second store's token with the first store's name in every change it recorded."""
+    from mesq.adapters.store.sqlite import SQLiteItemStore
+    from mesq.auth.tokens import record_key
+    from mesq.history.actor import _stored_name
+
+    first, second = SQLiteItemStore(tmp_path / "first.db"), SQLiteItemStore(tmp_path / "second.db")
+    try:
+        for items, name in ((first, "iPhone 快捷指令"), (second, "Work laptop")):
+            pk, sk = record_key(USER, "same-id")
+            items.put({"pk": pk, "sk": sk, "name": name})
+        assert _stored_name(first, USER, "pat:same-id") == "iPhone 快捷指令"
+        assert _stored_name(second, USER, "pat:same-id") == "Work laptop"
+    finally:
+        first.close()
+        second.close()

@@ -8,6 +8,8 @@ has it read once from its record."""
 
 from __future__ import annotations
 
+import weakref
+
 from ..auth.oauth.keys import grant_key
 from ..auth.tokens import record_key
 from ..kernel.context import Call
@@ -26,17 +28,29 @@ def actor_of(call: Call) -> dict[str, str]:
     return {"kind": principal.kind, "id": principal.credential_id, "name": name}
 
 
-#: (user id, credential id) -> name: read once per process (credential ids are random, never reused).
-_NAMES: dict[tuple[str, str], str] = {}
+#: Per store, (user id, credential id) -> name: read once per process (credential ids are random,
+#: never reused). Per store, as history/sessions.py keeps its pointers: a process holding two stores
+#: (a test worker, a migration) must never name one store's credential from the other's records.
+_NAMES: weakref.WeakKeyDictionary[ItemStore, dict[tuple[str, str], str]] = weakref.WeakKeyDictionary()
 _NAMES_KEPT = 256
 
 
+def _names_of(items: ItemStore) -> dict[tuple[str, str], str]:
+    """This process's names read from `items` (a fresh, unkept dict for a store that cannot be a
+    weak key: every write then reads its name)."""
+    try:
+        return _NAMES.setdefault(items, {})
+    except TypeError:
+        return {}
+
+
 def _stored_name(items: ItemStore, user_id: str, credential_id: str) -> str:
-    known = _NAMES.get((user_id, credential_id))
+    names = _names_of(items)
+    known = names.get((user_id, credential_id))
     if known is None:
-        if len(_NAMES) >= _NAMES_KEPT:
-            _NAMES.clear()
-        known = _NAMES[(user_id, credential_id)] = _read_name(items, user_id, credential_id)
+        if len(names) >= _NAMES_KEPT:
+            names.clear()
+        known = names[(user_id, credential_id)] = _read_name(items, user_id, credential_id)
     return known
 
 
