@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from mesq.adapters.store.blobs_local import LocalBlobStore
+from mesq.auth.oauth import grants
 from mesq.auth.oauth.authorization import list_grants
 from mesq.auth.oauth.keys import REFRESH_GRACE_SECONDS, digest, refresh_key
 from mesq.auth.users import create_user
@@ -24,7 +25,7 @@ from mesq.kernel.ports.storage import ItemStore, WriteOp
 from mesq.runtime.server import create_local_app
 from mesq.wiring.services import Services, build_services
 from tests.mcp.conftest import Mcp
-from tests.oauth.conftest import Flow
+from tests.oauth.conftest import INSTANCE, Flow
 from tests.oauth.helpers import REDIRECT_URI
 from tests.settings import inprocess_settings
 
@@ -38,11 +39,19 @@ class RacingStore:
     def __init__(self, items: ItemStore) -> None:
         self._items = items
         self._barrier: threading.Barrier | None = None
+        self._before: Callable[[], None] | None = None
 
     def race(self, parties: int) -> None:
         self._barrier = threading.Barrier(parties, timeout=10)
 
+    def before_next_write(self, action: Callable[[], None]) -> None:
+        """Run `action` just before the next transaction (a request's write, mid-request)."""
+        self._before = action
+
     def transact(self, ops: Sequence[WriteOp]) -> None:
+        action, self._before = self._before, None
+        if action is not None:
+            action()
         barrier = self._barrier
         if barrier is not None:
             barrier.wait()
@@ -172,3 +181,37 @@ def test_the_grace_answer_is_for_the_same_client_only(store_flow: Flow):
               "client_id": stranger.json()["client_id"]},
     )  # fmt: skip
     assert other.status_code == 400 and "access_token" not in other.json()
+
+
+def test_a_request_in_flight_when_its_access_token_is_refreshed_away_completes(store_flow: Flow):
+    """The previous access token dies at the refresh (one live access token per grant), but a
+    request it already authenticated completes: authentication is one read at the request's
+    start. The host's next request with it gets 401 `invalid_token`, and its refresh within the
+    grace period gets the live pair (docs/decisions.md, "refresh-token grace")."""
+    flow = store_flow
+    first = flow.tokens()
+    mcp = Mcp(flow.client, first["access_token"])
+    assert mcp.post("tools/list").status_code == 200  # its use is stamped: no write at the next one
+    refreshed: list[grants.IssuedTokens] = []
+
+    def refresh_meanwhile() -> None:
+        refreshed.append(
+            grants.refresh(
+                flow.services.items,
+                refresh_token=first["refresh_token"],
+                client_id=flow.client_id,
+                scope=None,
+                resource=None,
+                instance=INSTANCE,
+            )
+        )
+
+    flow.services.items.before_next_write(refresh_meanwhile)  # type: ignore[attr-defined]
+    created = mcp.call("create_memo", {"content": "written while the token was refreshed"})
+    assert refreshed and not created.get("isError"), created
+    late = mcp.post("tools/list")
+    assert late.status_code == 401 and "invalid_token" in late.headers["www-authenticate"]
+    again = _refresh(flow, first["refresh_token"])
+    assert again.status_code == 200 and again.json()["access_token"] == refreshed[0].access_token
+    found = Mcp(flow.client, again.json()["access_token"]).call("search_memos", {"query": "refreshed"})
+    assert "written while the token was refreshed" in str(found)
