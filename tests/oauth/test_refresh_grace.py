@@ -20,6 +20,7 @@ from mesq.adapters.store.blobs_local import LocalBlobStore
 from mesq.auth.oauth import grants
 from mesq.auth.oauth.authorization import list_grants
 from mesq.auth.oauth.keys import REFRESH_GRACE_SECONDS, digest, refresh_key
+from mesq.auth.oauth.sealing import seal, unseal
 from mesq.auth.users import create_user
 from mesq.kernel.ports.storage import ItemStore, WriteOp
 from mesq.runtime.server import create_local_app
@@ -215,3 +216,12 @@ def test_a_request_in_flight_when_its_access_token_is_refreshed_away_completes(s
     assert again.status_code == 200 and again.json()["access_token"] == refreshed[0].access_token
     found = Mcp(flow.client, again.json()["access_token"]).call("search_memos", {"query": "refreshed"})
     assert "written while the token was refreshed" in str(found)
+
+
+def test_a_sealed_answer_opens_only_with_its_token_on_its_item():
+    box = seal("mesq_rt_one", {"access": "mesq_at_x"}, "OAUTHRT#a")
+    assert unseal("mesq_rt_one", box, "OAUTHRT#a") == {"access": "mesq_at_x"}
+    assert unseal("mesq_rt_two", box, "OAUTHRT#a") is None
+    assert unseal("mesq_rt_one", box, "OAUTHRT#b") is None
+    assert unseal("mesq_rt_one", box[:-4], "OAUTHRT#a") is None
+    assert unseal("mesq_rt_one", "not base64 at all!", "OAUTHRT#a") is None
