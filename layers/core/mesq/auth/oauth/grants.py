@@ -5,7 +5,10 @@ person, the approved scopes and the RFC 8707 resource. It holds the digests of i
 access token and one live refresh token, so revoking it deletes exactly those lookups in one
 transaction. Refreshing rotates both; the used refresh token stays (marked `used`) until it
 would have expired, so presenting it again is recognised as reuse and revokes the whole grant
-(OAuth 2.1 §4.3.1). A replayed authorization code likewise revokes the grant it created
+(OAuth 2.1 §4.3.1), except within `REFRESH_GRACE_SECONDS` of its use: then its client gets the
+pair the first presentation got (sealed on the used token's item under the token itself), as
+long as that pair is still the grant's live one, or a clean `invalid_grant` without revoking.
+A replayed authorization code likewise revokes the grant it created
 (RFC 6749 §4.1.2). A new grant supersedes the person's earlier grants of the same client and
 resource (the MCP step-up re-authorizes for more scopes): they are revoked once it is stored.
 Access-token lookups are authoritative: one GetItem per request.
@@ -32,6 +35,7 @@ from .keys import (
     ACCESS_PREFIX,
     ACCESS_SECONDS,
     MAX_SECRET_LENGTH,
+    REFRESH_GRACE_SECONDS,
     REFRESH_PREFIX,
     REFRESH_SECONDS,
     USED_CODE_RETENTION_SECONDS,
@@ -45,6 +49,7 @@ from .keys import (
 )
 from .names import shown_name
 from .resources import normalize_resource
+from .sealing import seal, unseal
 
 LAST_USED_RESOLUTION_SECONDS = 60
 
@@ -262,8 +267,7 @@ def refresh(
     if record["clientId"] != client_id:
         raise _invalid_grant("the refresh token was issued to another client")
     if record["state"] != "active":
-        _revoke(items, record["userId"], record["grantId"])
-        raise _invalid_grant("the refresh token was already used; every token of this grant is revoked")
+        return _answer_again(items, record, refresh_token, resource, instance)
     if record["expiresAtEpoch"] <= time.time():
         raise _invalid_grant("the refresh token has expired")
     grant = items.get(grant_key(record["userId"], record["grantId"]))
@@ -280,10 +284,13 @@ def refresh(
     if resource is not None and normalize_resource(resource, instance) != grant["resource"]:
         raise OAuthError("invalid_target", "resource differs from the one the user approved")
     tokens, writes, digests = _token_writes(grant, scopes)
+    now = int(time.time())
+    answer = {"access": tokens.access_token, "refresh": tokens.refresh_token, "until": now + tokens.expires_in}
+    used = {"state": "used", "answer": seal(refresh_token, answer, key[0]), "answerUntil": now + REFRESH_GRACE_SECONDS}
     try:
         items.transact(
             [
-                Update(key=key, set={"state": "used"}, condition=Condition(equals={"state": "active"})),
+                Update(key=key, set=used, condition=Condition(equals={"state": "active"})),
                 Update(
                     # A narrowed refresh narrows the grant: later refreshes without `scope` keep the
                     # narrowed set (RFC 6749 §6 lets a refresh reduce, never regain, the scope).
@@ -297,10 +304,40 @@ def refresh(
             ]
         )
     except ConditionFailed:
-        # Two refreshes with the same token raced: the loser is a reuse by definition.
-        _revoke(items, grant["userId"], grant["grantId"])
-        raise _invalid_grant("the refresh token was already used; every token of this grant is revoked") from None
+        # Another refresh with the same token won the race (a host's two requests refreshing
+        # together): its answer is this one's too, sealed on the token's item in the same
+        # transaction; a token revoked meanwhile is gone.
+        again = items.get(key)
+        if again is None:
+            raise _invalid_grant("the refresh token has been revoked") from None
+        if again["state"] == "active":
+            raise _invalid_grant("the grant changed during the refresh; try again") from None
+        return _answer_again(items, again, refresh_token, resource, instance)
     return tokens
+
+
+def _answer_again(
+    items: ItemStore, record: dict[str, Any], refresh_token: str, resource: str | None, instance: str
+) -> IssuedTokens:
+    """A used refresh token presented again by its client. Within `REFRESH_GRACE_SECONDS` of its
+    use: the pair its first presentation got while that pair is still the grant's live one, else
+    `invalid_grant` (the grant stays). Later: reuse, which revokes the grant (OAuth 2.1 §4.3.1)."""
+    if record.get("answerUntil", 0) <= time.time():
+        _revoke(items, record["userId"], record["grantId"])
+        raise _invalid_grant("the refresh token was already used; every token of this grant is revoked")
+    answer = unseal(refresh_token, str(record.get("answer", "")), refresh_key(digest(refresh_token))[0])
+    grant = items.get(grant_key(record["userId"], record["grantId"]))
+    if (
+        answer is None
+        or grant is None
+        or grant.get("revokedAt")
+        or grant.get("refreshDigest") != digest(answer["refresh"])
+    ):
+        raise _invalid_grant("the refresh token was already used and the tokens it gave are no longer valid")
+    if resource is not None and normalize_resource(resource, instance) != grant["resource"]:
+        raise OAuthError("invalid_target", "resource differs from the one the user approved")
+    expires_in = int(answer["until"]) - int(time.time())
+    return IssuedTokens(answer["access"], answer["refresh"], max(expires_in, 1), tuple(grant["scopes"]))
 
 
 def _revoke(items: ItemStore, user_id: str, grant_id: str) -> bool:

@@ -15,6 +15,10 @@ PENDING_SECONDS = 600  # the consent page must be answered within 10 minutes
 CODE_SECONDS = 300  # RFC 6749 §4.1.2 recommends at most 10 minutes
 ACCESS_SECONDS = 3600
 REFRESH_SECONDS = 30 * 24 * 3600
+#: A used refresh token presented again by its client this soon answers what it answered first
+#: (two requests of a host refreshing together, a retry after a lost response) rather than
+#: revoking the grant as a replay: docs/decisions.md, "refresh-token grace".
+REFRESH_GRACE_SECONDS = 30
 #: A used code is kept this long after it expires, so a replay can still revoke what it issued.
 USED_CODE_RETENTION_SECONDS = ACCESS_SECONDS
 
