@@ -20,7 +20,12 @@ server's heap.
   words are skipped.
 - English -> Chinese: the longest run of up to three words that is some headword's whole sense
   (a short sense, so "blood pressure" -> 血压, "pork" -> 猪肉), the headword jieba's dictionary
-  counts most often when several have that sense; stop words alone are skipped.
+  counts most often when several have that sense; stop words alone are skipped. A word the
+  dictionary lacks, or has only as a word jieba never counted ("cooked" -> 腍), is read as the
+  headword it may inflect (`headwords`: a short table of irregular forms, then -s/-es/-ies,
+  -ed/-d/-ied and -ing rules, each form kept only if the dictionary has it): "dumplings" -> 饺子's
+  "dumpling", "bought" -> "buy", "credit cards" -> "credit card". No new table: a dozen lookups
+  at most per word.
 
 Kept as two sorted texts with offset arrays (`_Table`), ~8 MB, not dicts of 165k strings.
 """
@@ -160,6 +165,57 @@ def build_texts() -> tuple[bytes, bytes]:
     return _Table.encode(zh), _Table.encode({phrase: word for phrase, (word, _count) in en.items()})
 
 
+#: Irregular past forms (and a few plurals) of common verbs and nouns, read as their headword.
+_IRREGULAR = {
+    "ate": "eat", "eaten": "eat", "went": "go", "gone": "go", "saw": "see", "seen": "see", "took": "take",
+    "taken": "take", "made": "make", "met": "meet", "ran": "run", "wrote": "write", "written": "write",
+    "paid": "pay", "sent": "send", "spent": "spend", "thought": "think", "taught": "teach", "caught": "catch",
+    "bought": "buy", "brought": "bring", "felt": "feel", "found": "find", "gave": "give", "given": "give",
+    "got": "get", "heard": "hear", "kept": "keep", "left": "leave", "lost": "lose", "said": "say",
+    "sold": "sell", "told": "tell", "came": "come", "became": "become", "began": "begin", "drank": "drink",
+    "drove": "drive", "driven": "drive", "flew": "fly", "forgot": "forget", "knew": "know", "known": "know",
+    "slept": "sleep", "sat": "sit", "stood": "stand", "swam": "swim", "won": "win", "wore": "wear",
+    "broke": "break", "broken": "break", "chose": "choose", "fell": "fall", "held": "hold", "built": "build",
+    "sang": "sing", "spoke": "speak", "understood": "understand", "woke": "wake", "children": "child",
+    "men": "man", "women": "woman", "feet": "foot", "teeth": "tooth", "mice": "mouse", "leaves": "leaf",
+    "lives": "life", "wives": "wife", "knives": "knife", "wolves": "wolf", "halves": "half", "shelves": "shelf",
+}  # fmt: skip
+_VOWELS = "aeiou"
+
+
+def _short_stem(stem: str) -> bool:
+    """A stem that, by its ending, likely lost an "e" (mak-ing, bak-ed, us-ed): consonant, vowel,
+    consonant (not w, x, y), or shorter than three letters."""
+    if len(stem) < 3:
+        return True
+    return stem[-3] not in _VOWELS and stem[-2] in _VOWELS and stem[-1] not in _VOWELS + "wxy"
+
+
+def headwords(word: str) -> list[str]:
+    """The headwords an inflected English word may be a form of, likeliest first, for the gloss to
+    try after the word itself: an irregular past or plural (bought -> buy), -ies/-ied -> -y,
+    -s/-es, -ed/-d and -ing, a doubled last consonant undone (stopped -> stop), an "e" put back
+    after a short stem (making -> make). Rules only: each form is kept only if the dictionary
+    has it, so an odd one (boxe) costs a lookup, not a wrong gloss. Stop words are never tried."""
+    found: list[str] = []
+    if word in _IRREGULAR:
+        found.append(_IRREGULAR[word])
+    if len(word) >= 4 and word.endswith(("ies", "ied")):
+        found += [word[:-3] + "y", word[:-1]]  # cities -> city, movies -> movie
+    elif len(word) >= 4 and word.endswith("s") and not word.endswith(("ss", "us")):
+        found += [word[:-1], word[:-2]] if word.endswith("es") else [word[:-1]]
+    for suffix in ("ing", "ed"):
+        stem = word.removesuffix(suffix)
+        if stem == word or len(stem) < 2:
+            continue
+        doubled = stem[:-1] if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS else None
+        if _short_stem(stem):
+            found += [stem + "e", stem]
+        else:
+            found += [form for form in (stem, doubled, stem + "e") if form]
+    return [form for form in dict.fromkeys(found) if len(form) >= 2 and form not in STOPWORDS and form != word]
+
+
 #: How long the child process may take to parse (seconds; ~2 s on an idle core).
 CHILD_TIMEOUT_S = 120
 
@@ -258,15 +314,29 @@ class Glossary:
         at = 0
         while at < len(words):
             for size in range(min(_MAX_PHRASE, len(words) - at), 0, -1):
-                phrase = " ".join(words[at : at + size])
-                word = self._en.get(phrase)
-                if word is not None and (size > 1 or phrase not in STOPWORDS):
+                word = self._phrase(words[at : at + size])
+                if word is not None:
                     out.append(word)
                     at += size
                     break
             else:
                 at += 1
         return "".join(dict.fromkeys(out))
+
+    def _phrase(self, words: list[str]) -> str | None:
+        """The Chinese word of an English phrase as written, else with its last word read as the
+        headword it inflects ("credit cards" -> "credit card"); a stop word alone has none. Bounded:
+        at most a dozen forms, each a binary search of the table."""
+        head, last = " ".join(words[:-1]), words[-1]
+        if len(words) == 1 and last in STOPWORDS:
+            return None
+        exact = self._en.get(" ".join(words))
+        if exact is not None and segmenter().FREQ.get(exact, 0):
+            return exact
+        # Not in the dictionary, or only as a word jieba never counted ("cooked" -> 腍, "knives"
+        # -> 刀类): the first headword form whose Chinese word jieba counts ("cook" -> 烧).
+        found = [word for form in headwords(last) if (word := self._en.get(f"{head} {form}" if head else form))]
+        return next((word for word in found if segmenter().FREQ.get(word, 0)), exact or next(iter(found), None))
 
 
 GLOSSARY = Glossary()
