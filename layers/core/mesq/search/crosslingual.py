@@ -17,10 +17,16 @@ server's heap.
 - Chinese -> English: jieba's precise cut (the dictionary's words), each word's first sense up
   to its first comma (a word missing from CC-CEDICT glosses its characters; a proper name glosses
   a word with no common entry: 北京 -> beijing, not "north capital city of a country"); function
-  words are skipped.
+  words are skipped. A word of two or three characters that starts with a common surname and
+  that neither dictionary has is a person's name: its pinyin (张伟 -> "zhang wei", `_name`).
 - English -> Chinese: the longest run of up to three words that is some headword's whole sense
   (a short sense, so "blood pressure" -> 血压, "pork" -> 猪肉), the headword jieba's dictionary
-  counts most often when several have that sense; stop words alone are skipped.
+  counts most often when several have that sense; stop words alone are skipped. A word the
+  dictionary lacks, or has only as a word jieba never counted ("cooked" -> 腍), is read as the
+  headword it may inflect (`headwords`: a short table of irregular forms, then -s/-es/-ies,
+  -ed/-d/-ied and -ing rules, each form kept only if the dictionary has it): "dumplings" -> 饺子's
+  "dumpling", "bought" -> "buy", "credit cards" -> "credit card". No new table: a dozen lookups
+  at most per word.
 
 Kept as two sorted texts with offset arrays (`_Table`), ~8 MB, not dicts of 165k strings.
 """
@@ -35,6 +41,7 @@ import subprocess
 import sys
 import threading
 from array import array
+from collections import Counter
 from pathlib import Path
 
 from aws_lambda_powertools import Logger
@@ -137,6 +144,8 @@ def build_texts() -> tuple[bytes, bytes]:
     frequency = segmenter().FREQ
     zh: dict[str, str] = {}
     names: dict[str, str] = {}
+    readings: dict[str, str] = {}
+    syllables: Counter[tuple[str, str]] = Counter()  # (character, toneless reading) in every entry
     en: dict[str, tuple[str, int]] = {}
     with gzip.open(_dictionary_path(), "rt", encoding="utf-8") as lines:
         for line in lines:
@@ -144,6 +153,7 @@ def build_texts() -> tuple[bytes, bytes]:
             if match is None:  # comments
                 continue
             simplified = match.group(2)
+            _count_readings(syllables, readings, simplified, match.group(3), match.group(4))
             glosses = _first_senses(match.group(4).split("/"))
             if not glosses:
                 continue
@@ -157,7 +167,90 @@ def build_texts() -> tuple[bytes, bytes]:
                     en[gloss] = (simplified, count)
     for word, translation in names.items():
         zh.setdefault(word, translation)
+    for (char, reading), _count in syllables.most_common():  # each character's commonest reading
+        readings.setdefault(READING + char, reading)
+    zh.update(readings)
     return _Table.encode(zh), _Table.encode({phrase: word for phrase, (word, _count) in en.items()})
+
+
+#: Irregular past forms (and a few plurals) of common verbs and nouns, read as their headword.
+_IRREGULAR = {
+    "ate": "eat", "eaten": "eat", "went": "go", "gone": "go", "saw": "see", "seen": "see", "took": "take",
+    "taken": "take", "made": "make", "met": "meet", "ran": "run", "wrote": "write", "written": "write",
+    "paid": "pay", "sent": "send", "spent": "spend", "thought": "think", "taught": "teach", "caught": "catch",
+    "bought": "buy", "brought": "bring", "felt": "feel", "found": "find", "gave": "give", "given": "give",
+    "got": "get", "heard": "hear", "kept": "keep", "left": "leave", "lost": "lose", "said": "say",
+    "sold": "sell", "told": "tell", "came": "come", "became": "become", "began": "begin", "drank": "drink",
+    "drove": "drive", "driven": "drive", "flew": "fly", "forgot": "forget", "knew": "know", "known": "know",
+    "slept": "sleep", "sat": "sit", "stood": "stand", "swam": "swim", "won": "win", "wore": "wear",
+    "broke": "break", "broken": "break", "chose": "choose", "fell": "fall", "held": "hold", "built": "build",
+    "sang": "sing", "spoke": "speak", "understood": "understand", "woke": "wake", "children": "child",
+    "men": "man", "women": "woman", "feet": "foot", "teeth": "tooth", "mice": "mouse", "leaves": "leaf",
+    "lives": "life", "wives": "wife", "knives": "knife", "wolves": "wolf", "halves": "half", "shelves": "shelf",
+}  # fmt: skip
+_VOWELS = "aeiou"
+
+
+def _short_stem(stem: str) -> bool:
+    """A stem that, by its ending, likely lost an "e" (mak-ing, bak-ed, us-ed): consonant, vowel,
+    consonant (not w, x, y), or shorter than three letters."""
+    if len(stem) < 3:
+        return True
+    return stem[-3] not in _VOWELS and stem[-2] in _VOWELS and stem[-1] not in _VOWELS + "wxy"
+
+
+def headwords(word: str) -> list[str]:
+    """The headwords an inflected English word may be a form of, likeliest first, for the gloss to
+    try after the word itself: an irregular past or plural (bought -> buy), -ies/-ied -> -y,
+    -s/-es, -ed/-d and -ing, a doubled last consonant undone (stopped -> stop), an "e" put back
+    after a short stem (making -> make). Rules only: each form is kept only if the dictionary
+    has it, so an odd one (boxe) costs a lookup, not a wrong gloss. Stop words are never tried."""
+    found: list[str] = []
+    if word in _IRREGULAR:
+        found.append(_IRREGULAR[word])
+    if len(word) >= 4 and word.endswith(("ies", "ied")):
+        found += [word[:-3] + "y", word[:-1]]  # cities -> city, movies -> movie
+    elif len(word) >= 4 and word.endswith("s") and not word.endswith(("ss", "us")):
+        found += [word[:-1], word[:-2]] if word.endswith("es") else [word[:-1]]
+    for suffix in ("ing", "ed"):
+        stem = word.removesuffix(suffix)
+        if stem == word or len(stem) < 2:
+            continue
+        doubled = stem[:-1] if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS else None
+        if _short_stem(stem):
+            found += [stem + "e", stem]
+        else:
+            found += [form for form in (stem, doubled, stem + "e") if form]
+    return [form for form in dict.fromkeys(found) if len(form) >= 2 and form not in STOPWORDS and form != word]
+
+
+#: Common Chinese surnames (the hundred most frequent, one character each): a word of two or
+#: three characters that starts with one and that no dictionary knows is read as a name.
+SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈"
+    "姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+#: The glossary's keys of a character's reading (toneless pinyin): `READING` + 伟 -> "wei", and
+#: `SURNAME_READING` + 曾 -> "zeng" (its reading as a surname). No headword starts with either.
+READING, SURNAME_READING = "#", "@"
+_TONE = re.compile(r"[1-5]")
+#: After these a surname character is a word of time or a measure word (这周, 下周, 一张, 两张, 每周).
+_COUNTING = frozenset("一二三四五六七八九十两几这那每上下本哪半多整")
+
+
+def _count_readings(
+    syllables: Counter[tuple[str, str]], surnames: dict[str, str], word: str, pinyin: str, senses: str
+) -> None:
+    """Count each character's reading in a common entry (强 reads qiang in 加强, 强大 and 勉强,
+    jiang only in 倔强: its first entry's), and note a surname's own ("surname Zeng": 曾 zeng,
+    not ceng)."""
+    parts = _TONE.sub("", pinyin).replace("u:", "u").lower().split()
+    if len(parts) != len(word):
+        return
+    if len(word) == 1 and word in SURNAMES and "/surname " in f"/{senses}":
+        surnames.setdefault(SURNAME_READING + word, parts[0])
+    if pinyin[:1].islower():
+        syllables.update((char, part) for char, part in zip(word, parts, strict=True) if part.isalpha())
 
 
 #: How long the child process may take to parse (seconds; ~2 s on an idle core).
@@ -241,16 +334,36 @@ class Glossary:
     def _to_english(self, query: str) -> str:
         zh = self._zh if self._zh is not None else _Table()
         out: list[str] = []
-        for word in segmenter().cut(query):
-            word = word.strip()
+        read = ""  # the query before this word
+        for piece in segmenter().cut(query):
+            word, before, read = piece.strip(), read, read + piece
             if not word or word in STOPWORDS or not _HAN.search(word):
                 continue
             sense = zh.get(word)
             if sense is not None:
                 out.append(sense)
+            elif (name := self._name(word, before)) is not None:
+                out.append(name)
             else:
                 out.extend(found for char in word if char not in STOPWORDS and (found := zh.get(char)) is not None)
         return " ".join(dict.fromkeys(out))
+
+    def _name(self, word: str, before: str) -> str | None:
+        """A person's name as its pinyin (张伟 -> "zhang wei"): a word of two or three characters
+        that starts with a common surname and that neither CC-CEDICT nor jieba's dictionary has
+        (jieba's HMM joined it), not after a number or a demonstrative (`before`, the query before
+        it: 这周要, 一张图 are a week and a measure word), each character's commonest reading
+        found; else None (the characters' glosses, "open up big", find no "Zhang Wei")."""
+        zh = self._zh
+        if zh is None or not 2 <= len(word) <= 3 or word[0] not in SURNAMES or segmenter().FREQ.get(word, 0):
+            return None
+        if before and (before[-1] in _COUNTING or before[-1].isdigit()):  # 这周要, 一张图
+            return None
+        surname = zh.get(SURNAME_READING + word[0]) or zh.get(READING + word[0])
+        given = [zh.get(READING + char) for char in word[1:]]
+        if surname is None or None in given:
+            return None
+        return f"{surname} {''.join(reading for reading in given if reading)}"
 
     def _to_chinese(self, query: str) -> str:
         words = _LATIN.findall(query.casefold())
@@ -258,15 +371,29 @@ class Glossary:
         at = 0
         while at < len(words):
             for size in range(min(_MAX_PHRASE, len(words) - at), 0, -1):
-                phrase = " ".join(words[at : at + size])
-                word = self._en.get(phrase)
-                if word is not None and (size > 1 or phrase not in STOPWORDS):
+                word = self._phrase(words[at : at + size])
+                if word is not None:
                     out.append(word)
                     at += size
                     break
             else:
                 at += 1
         return "".join(dict.fromkeys(out))
+
+    def _phrase(self, words: list[str]) -> str | None:
+        """The Chinese word of an English phrase as written, else with its last word read as the
+        headword it inflects ("credit cards" -> "credit card"); a stop word alone has none. Bounded:
+        at most a dozen forms, each a binary search of the table."""
+        head, last = " ".join(words[:-1]), words[-1]
+        if len(words) == 1 and last in STOPWORDS:
+            return None
+        exact = self._en.get(" ".join(words))
+        if exact is not None and segmenter().FREQ.get(exact, 0):
+            return exact
+        # Not in the dictionary, or only as a word jieba never counted ("cooked" -> 腍, "knives"
+        # -> 刀类): the first headword form whose Chinese word jieba counts ("cook" -> 烧).
+        found = [word for form in headwords(last) if (word := self._en.get(f"{head} {form}" if head else form))]
+        return next((word for word in found if segmenter().FREQ.get(word, 0)), exact or next(iter(found), None))
 
 
 GLOSSARY = Glossary()
