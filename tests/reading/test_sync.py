@@ -190,3 +190,28 @@ def test_upgrade_info_is_recorded(services, fake, base_url, reader):
 def test_no_credential_is_reported(services, make_account, base_url):
     account = make_account(scopes="reading:read")
     assert _sync(services, account.user_id, base_url)["lastError"]["code"] == "NO_CREDENTIAL"
+
+
+def test_a_book_imported_from_a_file_is_not_marked_deleted_by_a_sync(services, fake, base_url, reader):
+    """A book only a file import brought in is not on the WeChat shelf, and that is no deletion;
+    a book the sync brought in and no longer finds is (imported since or not)."""
+    from mesq.reading.importer import import_snapshots, parse_document
+
+    from .export_files import export
+
+    user_id, _kind = reader
+    import_snapshots(services.items, user_id, parse_document(export(books=2, notes=10)), "2026-02-01T00:00:00.000000Z")
+    assert "lastError" not in _sync(services, user_id, base_url)
+    imported = [n for n in _notes(services, user_id) if not n["externalId"].startswith(("r9", "9"))]
+    assert len(imported) == 10 and not any(n.get("deletedUpstream") for n in imported)
+    fake.books.pop("9000")  # the sync's own book, imported again from a file, then gone upstream
+    synced = parse_document({"provider": "wechat-reading", "books": [
+        {"id": "9000", "title": "书名 0", "notes": [{"id": "extra", "noteType": "highlight", "content": "x",
+                                                   "createdAt": "2026-01-01T00:00:00Z"}]}]})  # fmt: skip
+    import_snapshots(services.items, user_id, synced, "2026-02-02T00:00:00.000000Z")
+    status = _sync(services, user_id, base_url)
+    assert "lastError" not in status and status["lastRun"]["markedDeleted"] == 1  # the file marked the rest
+    gone = {n["externalId"] for n in _notes(services, user_id) if n.get("deletedUpstream")}
+    assert gone == {"extra", *(f"9000_{10 + n % 3}_{n * 100}-{n * 100 + 20}" for n in range(4))} | {
+        f"r9000-{n}" for n in range(7)
+    }

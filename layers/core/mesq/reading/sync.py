@@ -106,11 +106,20 @@ def _run(items: ItemStore, user_id: str, provider: ReadingProvider, now: str, de
             raise SyncOutOfTime()  # the books merged stay; the next sync skips them as unchanged
         report.add(apply_snapshot(items, user_id, BookSnapshot(book, tuple(provider.notes(book))), now, "sync"))
     for external_id, known in stored.items():
-        if external_id in listed or (int(known.get("highlightCount", 0)) + int(known.get("thoughtCount", 0))) == 0:
+        if external_id in listed or not _synced(known):
+            continue
+        if (int(known.get("highlightCount", 0)) + int(known.get("thoughtCount", 0))) == 0:
             continue
         gone = BookSnapshot(_as_upstream(known), ())
         report.add(apply_snapshot(items, user_id, gone, now, "sync"))
     return report
+
+
+def _synced(book: Item) -> bool:
+    """Whether a sync brought the book in: it holds the sync's mark (a file import keeps it, and
+    a sync cut between chunks leaves `source`) or a sync wrote it last. A book only a file import
+    brought in is not on the WeChat shelf, which says nothing of its notes."""
+    return "upstreamMark" in book or book.get("source") == "sync"
 
 
 def _unchanged(known: Item | None, book: UpstreamBook) -> bool:
