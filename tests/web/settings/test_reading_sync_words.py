@@ -62,3 +62,26 @@ def test_a_sync_that_skipped_nothing_says_nothing_of_it(services: Services, brow
     services.items.put(status)
     page = reader.get("/settings/reading", headers={"Accept-Language": "en-US"})
     assert page.status_code == 200 and 'id="last-run"' in page.text and "sync-skipped" not in page.text
+
+
+@pytest.mark.parametrize(
+    ("language", "said", "wrong"),
+    [
+        ("zh-CN", "重新获取的书中未变 7 条", "，未变 7。"),
+        ("en-US", "7 unchanged in the books it fetched again", "7 unchanged."),
+    ],
+)
+def test_unchanged_says_it_counts_the_notes_of_books_fetched_again(
+    services: Services, browser: Callable[..., Browser], language: str, said: str, wrong: str
+) -> None:
+    """`unchanged` counts the notes of the books a sync fetched again, not the shelf: a sync in
+    which nothing changed fetches no book and says 0, so the words say what is counted."""
+    reader = browser()
+    status = {"pk": user_partition(reader.user_id), "sk": "READ#SYNCSTATUS", "lastAttemptAt": AT, "lastSuccessAt": AT,
+              "counts": {"books": 2}, "lastRun": {**RUN, "unchanged": 7}}  # fmt: skip
+    services.items.put(status)
+    page = reader.get("/settings/reading", headers={"Accept-Language": language})
+    found = re.search(r'<p class="muted" id="last-run">(.*?)</p>', page.text, re.S)
+    assert found is not None, page.text
+    text = unescape(found.group(1))
+    assert said in text and wrong not in text, text
