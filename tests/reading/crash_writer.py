@@ -20,7 +20,7 @@ from typing import Any
 from mesq.adapters.sealing.local_key import LocalKeySealer
 from mesq.kernel.ports.storage import ItemStore, WriteOp
 from mesq.reading.importer import import_snapshots
-from mesq.reading.model import BookSnapshot, UpstreamBook, UpstreamNote
+from mesq.reading.model import BookSnapshot, Skipped, UpstreamBook, UpstreamNote
 from mesq.reading.sync import sync_user
 
 NOTES = 250
@@ -60,6 +60,7 @@ class ShelfProvider:
     def __init__(self, version: int) -> None:
         self.snapshots = {snapshot.book.external_id: snapshot for snapshot in shelf(version)}
         self.notices: list[str] = []
+        self.skipped: list[Skipped] = []
 
     def books(self) -> list[UpstreamBook]:
         return [snapshot.book for snapshot in self.snapshots.values()]

@@ -149,3 +149,47 @@ def test_sync_now_answers_at_once_and_the_page_follows_the_sync(
     expect(page.locator("#last-run")).to_contain_text("10")
     with fake.lock:
         assert fake.calls.count("notebooks") == 1, fake.calls
+
+
+SKIPPED_SAID = {
+    "zh-CN": ["跳过了 2 项", "一本没有书名的书（编号 9001）", "《书名 0》中的 1 条笔记", "重新获取的书中未变"],
+    "en-US": ["skipped 2 items", "a book without a title (id 9001)", "1 note of “书名 0”", "unchanged in the books"],
+}
+
+
+def test_a_sync_that_skipped_items_says_so_at_phone_and_desktop_widths(
+    server: LiveServer,
+    fake: FakeWeRead,
+    page,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A book without a title and a highlight without a time are skipped, the rest synced, and the
+    page says what was skipped in either language, at 390 and 1280 px, within the page's width;
+    the shelf says each book's time as its last change."""
+    expect = playwright_sync.expect
+    fake.books["9001"].title = ""
+    fake.books["9000"].bookmarks.append({"bookmarkId": "x", "markText": "no time", "createTime": "soon"})
+    _signed_in_to_the_page(server, page, "skipper")
+    page.fill("#credential-secret", API_KEY)
+    page.get_by_role("button", name=re.compile("^Save")).click()
+    page.click("#sync-now")
+    expect(page.locator("#sync-skipped")).to_be_visible()
+    expect(page.locator("#sync-error")).to_have_count(0)
+    expect(page.locator("#count-highlights")).to_have_text("3")  # book 9000's, synced all the same
+    for language, said in SKIPPED_SAID.items():
+        page.set_extra_http_headers({"Accept-Language": language})
+        for width in (390, 1280):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.goto(server.base_url + "/settings/reading")
+            text = " ".join(page.locator("#sync-status").inner_text().split())
+            for words in said:
+                assert words in text, (language, width, text)
+            scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert scroll_width <= inner_width, (language, width, scroll_width)
+            page.locator("#sync-status").screenshot(path=str(tmp_path / f"skipped-{language}-{width}.png"))
+            page.goto(server.base_url + "/reading")  # the shelf says a book's time as its last change
+            shelf = page.locator("main").inner_text()
+            assert ("最近变动" if language == "zh-CN" else "last changed") in shelf, shelf
+            scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert scroll_width <= inner_width, (language, width, scroll_width)
+            page.screenshot(path=str(tmp_path / f"shelf-{language}-{width}.png"))

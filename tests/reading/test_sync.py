@@ -161,11 +161,39 @@ def test_malformed_answer_is_reported_and_writes_nothing(services, fake, base_ur
     assert _notes(services, user_id) == []
 
 
-def test_malformed_items_are_reported(services, fake, base_url, reader):
+def test_unreadable_items_are_skipped_said_and_the_rest_synced(services, fake, base_url, reader):
+    """One item the sync cannot read (a book without a title, a note without an id or a time) is
+    skipped and counted, named by its book; everything else is synced, and nothing of the skipped
+    is taken for deleted upstream. A whole answer that cannot be read still fails the run."""
     user_id, _kind = reader
-    fake.books["9001"].bookmarks.append({"markText": "no id", "createTime": 1})
+    assert "lastError" not in _sync(services, user_id, base_url)
+    fake.books["9002"].title = ""  # a book without a title
+    fake.books["9001"].bookmarks.append({"markText": "no id", "createTime": 1})  # a highlight without an id
+    fake.books["9001"].reviews[0]["createTime"] = "soon"  # a thought without a time
+    fake.books["9000"].reviews.append({"reviewId": "r-new", "content": "New thought", "createTime": 1_700_002_000})
     status = _sync(services, user_id, base_url)
-    assert status["lastError"]["code"] == "UPSTREAM_MALFORMED" and "bookmark" in status["lastError"]["message"]
+    assert "lastError" not in status, status["lastError"]
+    assert status["lastRun"]["added"] == 1 and status["lastRun"]["markedDeleted"] == 0
+    assert status["lastRun"]["skipped"] == 3
+    assert status["lastRun"]["skippedItems"] == [
+        {"kind": "book", "book": "", "bookId": "9002", "count": 1},
+        {"kind": "notes", "book": "书名 1", "bookId": "9001", "count": 2},
+    ]
+    assert status["counts"] == {"books": 3, "highlightCount": 12, "thoughtCount": 22, "deletedUpstreamCount": 0}
+
+    calls = len(fake.calls)
+    again = _sync(services, user_id, base_url)  # nothing changed upstream: the skipped are skipped again
+    assert again["lastRun"]["skipped"] == 3 and again["counts"] == status["counts"]
+    assert fake.calls[calls:].count("bookmarklist") == 1  # the book with unread notes is fetched again
+
+    fake.books["9002"].title, fake.books["9002"].book_id = (
+        "书名 2",
+        "",
+    )  # a book without an id may be any of ours: none is taken for gone
+    fake.books.pop("9000")
+    gone = _sync(services, user_id, base_url)
+    assert "lastError" not in gone and gone["counts"]["deletedUpstreamCount"] == 0
+    assert {"kind": "book", "book": "书名 2", "bookId": "", "count": 1} in gone["lastRun"]["skippedItems"]
 
 
 def test_repeating_lastsort_cursor_stops(services, fake, base_url, reader):
@@ -190,3 +218,28 @@ def test_upgrade_info_is_recorded(services, fake, base_url, reader):
 def test_no_credential_is_reported(services, make_account, base_url):
     account = make_account(scopes="reading:read")
     assert _sync(services, account.user_id, base_url)["lastError"]["code"] == "NO_CREDENTIAL"
+
+
+def test_a_book_imported_from_a_file_is_not_marked_deleted_by_a_sync(services, fake, base_url, reader):
+    """A book only a file import brought in is not on the WeChat shelf, and that is no deletion;
+    a book the sync brought in and no longer finds is (imported since or not)."""
+    from mesq.reading.importer import import_snapshots, parse_document
+
+    from .export_files import export
+
+    user_id, _kind = reader
+    import_snapshots(services.items, user_id, parse_document(export(books=2, notes=10)), "2026-02-01T00:00:00.000000Z")
+    assert "lastError" not in _sync(services, user_id, base_url)
+    imported = [n for n in _notes(services, user_id) if not n["externalId"].startswith(("r9", "9"))]
+    assert len(imported) == 10 and not any(n.get("deletedUpstream") for n in imported)
+    fake.books.pop("9000")  # the sync's own book, imported again from a file, then gone upstream
+    synced = parse_document({"provider": "wechat-reading", "books": [
+        {"id": "9000", "title": "书名 0", "notes": [{"id": "extra", "noteType": "highlight", "content": "x",
+                                                   "createdAt": "2026-01-01T00:00:00Z"}]}]})  # fmt: skip
+    import_snapshots(services.items, user_id, synced, "2026-02-02T00:00:00.000000Z")
+    status = _sync(services, user_id, base_url)
+    assert "lastError" not in status and status["lastRun"]["markedDeleted"] == 1  # the file marked the rest
+    gone = {n["externalId"] for n in _notes(services, user_id) if n.get("deletedUpstream")}
+    assert gone == {"extra", *(f"9000_{10 + n % 3}_{n * 100}-{n * 100 + 20}" for n in range(4))} | {
+        f"r9000-{n}" for n in range(7)
+    }

@@ -132,11 +132,6 @@ def test_a_book_listed_again_after_being_marked_gone_is_fetched(
     ("api", "body"),
     [
         ("notebooks", "[" * 100_000),  # RecursionError in json.loads
-        ("bookmarklist", {"updated": [{"bookmarkId": "b1", "markText": "x", "createTime": "²"}], "chapters": []}),
-        (
-            "bookmarklist",
-            {"updated": [{"bookmarkId": "b1", "markText": "x", "createTime": "9" * 5000}], "chapters": []},
-        ),
         ("notebooks", {"books": [], "hasMore": False, "errcode": "9" * 5000}),
         ("notebooks", '{"books": [], "hasMore": false, "sort": ' + "9" * 5000 + "}"),  # over int()'s digits
     ],
@@ -147,6 +142,28 @@ def test_hostile_values_are_recorded_never_raised(
     fake.answers[api] = (200, body)
     status = _sync(services, reader, base_url)
     assert status["lastError"]["code"] in ("UPSTREAM_MALFORMED", "UPSTREAM_ERROR", "CREDENTIAL_EXPIRED"), status
+    assert status["lastAttemptAt"] and sync_status(services.items, reader) == status
+
+
+#: Items an answer holds that cannot be read: each is skipped and counted, the rest synced.
+UNREADABLE_ITEMS = [
+    ("bookmarklist", {"updated": [{"bookmarkId": "b1", "markText": "x", "createTime": "²"}], "chapters": []}),
+    ("bookmarklist", {"updated": [{"bookmarkId": "b1", "markText": "x", "createTime": "9" * 5000}], "chapters": []}),
+    ("bookmarklist", {"updated": [{"bookmarkId": "b", "markText": "x"}], "chapters": []}),
+    ("bookmarklist", {"updated": [{"markText": "x", "createTime": 1}], "chapters": []}),
+    ("notebooks", {"books": [1]}),
+]
+
+
+@pytest.mark.parametrize(("api", "body"), UNREADABLE_ITEMS)
+def test_hostile_items_are_skipped_and_counted_never_raised(
+    services: Any, base_url: str, fake: FakeWeRead, reader: str, api: str, body: Any
+) -> None:
+    fake.answers[api] = (200, body)
+    status = _sync(services, reader, base_url)
+    assert "lastError" not in status, status
+    assert status["lastRun"]["skipped"] == (1 if api == "notebooks" else 3)  # one a book, each of 3 books
+    assert status["counts"]["deletedUpstreamCount"] == 0
     assert status["lastAttemptAt"] and sync_status(services.items, reader) == status
 
 
@@ -287,9 +304,6 @@ def _in_chinese(said: Any) -> str:
     [
         ("notebooks", {"books": [{"bookId": "77", "book": {"title": "x"}}], "hasMore": True}, {}),
         ("notebooks", {}, {}),
-        ("notebooks", {"books": [1]}, {}),
-        ("bookmarklist", {"updated": [{"bookmarkId": "b", "markText": "x"}], "chapters": []}, {}),
-        ("bookmarklist", {"updated": [{"markText": "x", "createTime": 1}], "chapters": []}, {}),
         ("reviews", {"hasMore": 0}, {}),
         ("notebooks", {"errcode": -1}, {}),  # an errcode without its errmsg
         ("notebooks", {"errcode": -13, "errmsg": ""}, {}),

@@ -245,3 +245,16 @@ def test_a_search_hit_removed_in_wechat_reading_says_so(services: Services, brow
         assert len(hits) == 1 and gone in _text(hits[0]), found.text
         kept = reader.get("/reading/search?q=%E5%9C%9F%E5%9C%B0", headers=headers)  # 土地
         assert gone not in _text(kept.text)
+
+
+def test_a_books_time_is_said_as_its_last_change_not_a_sync(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """A book's `syncedAt` is when it last changed in MeSQ (docs/contract.md §6): a sync or an
+    import that changes nothing of it leaves it. The shelf said "synced" (同步于), which read as
+    the last sync; it says "last changed" (最近变动)."""
+    reader = browser()
+    seed(services.items, reader.user_id, sample_shelf())
+    for language, said, wrong in (("en-US", "· last changed 20", "synced"), ("zh-CN", "· 最近变动 20", "同步于")):
+        text = _text(reader.get("/reading", headers={"Accept-Language": language}).text)
+        assert said in text and wrong not in text, text

@@ -145,8 +145,8 @@ def _plan(user_id: str, snapshot: BookSnapshot, existing: list[Item], now: str) 
         else:
             plan.report.unchanged += 1
     for old in existing:
-        if old["id"] in seen or old.get("deletedUpstream"):
-            continue
+        if old["id"] in seen or old.get("deletedUpstream") or not snapshot.complete:
+            continue  # (an incomplete snapshot: a note missing from it may be one the sync could not read)
         # The mark keeps every field of the note as it was.
         marked = {**old, "version": int(old["version"]) + 1, "deletedUpstream": True, "deletedUpstreamAt": now}
         plan.notes.append(Put(marked, Condition(equals={"version": old["version"]})))
@@ -188,8 +188,8 @@ def _book_changed(stored: Item | None, meta: dict[str, Any]) -> bool:
     if stored is None:
         return True
     compared = [name for name in meta if name not in ("syncedAt", "source")]
-    return any(stored.get(name) != meta[name] for name in compared) or (
-        "lastNoteAt" not in meta and "lastNoteAt" in stored
+    return any(stored.get(name) != meta[name] for name in compared) or any(
+        name not in meta and name in stored for name in ("lastNoteAt", "upstreamMark")
     )
 
 
@@ -223,7 +223,9 @@ def _commit(items: ItemStore, user_id: str, plan: _Plan, meta: dict[str, Any]) -
             total.update(delta)
         add = {name: total.get(name, 0) for name in COUNTERS}
         if start == starts[-1]:
-            book = Update(key, set=meta, remove=[] if "lastNoteAt" in meta else ["lastNoteAt"], add=add)
+            # A mark the meta lacks is taken away (an incomplete snapshot: fetched again next time).
+            remove = [name for name in ("lastNoteAt", "upstreamMark") if name not in meta]
+            book = Update(key, set=meta, remove=remove, add=add)
         else:
             book = Update(key, set=identity, remove=["upstreamMark"], add=add)
         items.transact([*ops, book])
@@ -236,7 +238,9 @@ def apply_snapshot(items: ItemStore, user_id: str, snapshot: BookSnapshot, now: 
         stored_book = store.read_book(items, user_id, book_id(snapshot.book.external_id))
         plan = _plan(user_id, snapshot, existing, now)
         meta = _book_meta(snapshot, _last_note_at(existing, plan), now, source)
-        if "upstreamMark" not in meta and stored_book is not None and "upstreamMark" in stored_book:
+        if not snapshot.complete:
+            meta.pop("upstreamMark", None)  # a book with notes the sync could not read is fetched again
+        if snapshot.complete and "upstreamMark" not in meta and stored_book and "upstreamMark" in stored_book:
             # A snapshot without a mark (a file import) keeps the sync's mark: _commit may have
             # to take it away while the chunks are written, and gives it back with the last.
             meta["upstreamMark"] = stored_book["upstreamMark"]

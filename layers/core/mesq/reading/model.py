@@ -58,10 +58,25 @@ class UpstreamBook:
 
 @dataclass(frozen=True)
 class BookSnapshot:
-    """A book with ALL of its notes at the source: notes missing from it are marked deletedUpstream."""
+    """A book with ALL of its notes at the source: notes missing from it are marked deletedUpstream.
+    Not `complete` when the source sent notes of it the sync could not read: then nothing of the
+    book is marked deleted (an unread note is not a deleted one) and its mark is not kept, so
+    the next sync fetches the book again."""
 
     book: UpstreamBook
     notes: tuple[UpstreamNote, ...]
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An item the source sent that the sync could not read, left out while the rest is synced:
+    a notebook entry (`book`) or a note of a book (`highlight`, `thought`); the book's upstream
+    id and title where they could be read."""
+
+    kind: Literal["book", "highlight", "thought"]
+    book_id: str | None = None
+    title: str | None = None
 
 
 def _digest(*parts: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ..kernel.i18n import Text
-from .model import UpstreamBook, UpstreamNote
+from .model import Skipped, UpstreamBook, UpstreamNote
 
 
 class ProviderError(Exception):
@@ -32,7 +32,9 @@ class UpstreamRateLimited(ProviderError):
 
 
 class UpstreamMalformed(ProviderError):
-    """An answer that is not the JSON shape the source documents: nothing of it is written."""
+    """An answer that is not the JSON shape the source documents (not JSON, or without the lists
+    it must hold): nothing of it is written. One item of an answer that cannot be read is skipped
+    instead (`ReadingProvider.skipped`)."""
 
     code = "UPSTREAM_MALFORMED"
 
@@ -59,6 +61,9 @@ class ReadingProvider(Protocol):
 
     #: Notices the source sent along (WeChat Reading's `upgrade_info`), shown on the settings page.
     notices: list[str]
+    #: The items `books` and `notes` left out because they could not be read (a book without a
+    #: title, a note without a time): the rest of the sync goes on, and the sync says what it skipped.
+    skipped: list[Skipped]
 
     def books(self) -> list[UpstreamBook]:
         """Every book that has notes at the source (the complete list: a book missing here has none)."""

@@ -29,7 +29,7 @@ from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore
 from . import store
 from .credentials import Credential, checked, load_credential
 from .merge import MergeReport, apply_snapshot, update_details
-from .model import COUNTERS, BookSnapshot, UpstreamBook
+from .model import COUNTERS, BookSnapshot, Skipped, UpstreamBook
 from .provider import ProviderError, ReadingProvider, SyncOutOfTime
 
 logger = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
@@ -104,13 +104,29 @@ def _run(items: ItemStore, user_id: str, provider: ReadingProvider, now: str, de
             continue  # its notes are not fetched again
         if time.monotonic() >= deadline:
             raise SyncOutOfTime()  # the books merged stay; the next sync skips them as unchanged
-        report.add(apply_snapshot(items, user_id, BookSnapshot(book, tuple(provider.notes(book))), now, "sync"))
+        before = len(provider.skipped)
+        notes = tuple(provider.notes(book))
+        complete = len(provider.skipped) == before  # else: notes of it were skipped, none is marked deleted
+        report.add(apply_snapshot(items, user_id, BookSnapshot(book, notes, complete), now, "sync"))
+    unread = [skipped for skipped in provider.skipped if skipped.kind == "book"]
+    if any(skipped.book_id is None for skipped in unread):
+        return report  # a book skipped without its id may be any of ours: none is taken for gone
+    listed.update(str(skipped.book_id) for skipped in unread)  # an unread book is no gone book
     for external_id, known in stored.items():
-        if external_id in listed or (int(known.get("highlightCount", 0)) + int(known.get("thoughtCount", 0))) == 0:
+        if external_id in listed or not _synced(known):
+            continue
+        if (int(known.get("highlightCount", 0)) + int(known.get("thoughtCount", 0))) == 0:
             continue
         gone = BookSnapshot(_as_upstream(known), ())
         report.add(apply_snapshot(items, user_id, gone, now, "sync"))
     return report
+
+
+def _synced(book: Item) -> bool:
+    """Whether a sync brought the book in: it holds the sync's mark (a file import keeps it, and
+    a sync cut between chunks leaves `source`) or a sync wrote it last. A book only a file import
+    brought in is not on the WeChat shelf, which says nothing of its notes."""
+    return "upstreamMark" in book or book.get("source") == "sync"
 
 
 def _unchanged(known: Item | None, book: UpstreamBook) -> bool:
@@ -177,8 +193,31 @@ def sync_user(
         if provider is not None:
             provider.close()
         items.delete((user_partition(user_id), LEASE_SK))
-    last_run = {**report.as_dict(), "source": credential.kind}
+    last_run = {**report.as_dict(), "source": credential.kind, **_skipped(provider.skipped)}
+    if provider.skipped:
+        logger.info(
+            "reading sync skipped unreadable items", extra={"userId": user_id, "skipped": len(provider.skipped)}
+        )
     return _record(items, user_id, now, lastSuccessAt=now, lastRun=last_run, notices=_notices(provider))
+
+
+#: The most skipped books the status names (the count says the rest).
+MAX_SKIPPED_NAMED = 20
+
+
+def _skipped(skipped: list[Skipped]) -> dict[str, Any]:
+    """What a sync skipped, for the status's `lastRun`: `skipped` (the count of items) and
+    `skippedItems`, one per book: a notebook entry (`kind` book) or the notes of a book (`kind`
+    notes, with their `count`), named by title and upstream id where those could be read ("")."""
+    entries: dict[tuple[str, str], dict[str, Any]] = {}
+    for number, item in enumerate(skipped):
+        kind = "book" if item.kind == "book" else "notes"
+        key = (kind, item.book_id or f"#{number}")
+        entry = entries.setdefault(
+            key, {"kind": kind, "book": item.title or "", "bookId": item.book_id or "", "count": 0}
+        )
+        entry["count"] += 1
+    return {"skipped": len(skipped), "skippedItems": list(entries.values())[:MAX_SKIPPED_NAMED]}
 
 
 def _notices(provider: ReadingProvider | None) -> list[str] | None:

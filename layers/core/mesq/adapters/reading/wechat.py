@@ -23,10 +23,11 @@ from urllib.parse import quote
 import anyio
 import httpx
 from anyio.from_thread import start_blocking_portal
+from aws_lambda_powertools import Logger
 
 from ...kernel.i18n import Text
 from ...reading.credentials import Credential
-from ...reading.model import UpstreamBook, UpstreamNote
+from ...reading.model import Skipped, UpstreamBook, UpstreamNote
 from ...reading.provider import (
     CredentialExpired,
     ProviderError,
@@ -40,6 +41,7 @@ from .wechat_shapes import (
     BOOKMARK_LIST,
     NOTEBOOK_LIST,
     REVIEW_LIST,
+    UnreadableItem,
     bookmark_note,
     chapter_map,
     digits,
@@ -47,6 +49,8 @@ from .wechat_shapes import (
     notebook_book,
     review_note,
 )
+
+logger = Logger(child=True)
 
 SKILL_VERSION = "1.0.4"
 PAGE_SIZE = 100
@@ -104,6 +108,7 @@ class _Client:
         self.call_deadline = call_deadline
         self.sleep = sleep
         self.notices: list[str] = []
+        self.skipped: list[Skipped] = []
         self._loop = start_blocking_portal()
         self._portal = self._loop.__enter__()
         try:
@@ -236,7 +241,11 @@ class _Client:
         for _page in range(MAX_PAGES):
             answer = fetch(cursor)
             entries = list_field(answer, "books", what)
-            books.extend(notebook_book(entry) for entry in entries)
+            for entry in entries:
+                try:
+                    books.append(notebook_book(entry))
+                except UnreadableItem as unreadable:
+                    self._skip(Skipped("book", unreadable.book_id, unreadable.title), unreadable)
             if not answer.get("hasMore"):
                 return books
             last = entries[-1].get("sort") if entries and isinstance(entries[-1], dict) else None
@@ -267,12 +276,25 @@ class _Client:
             "WeChat Reading's review list did not end after %(max_pages)s pages", max_pages=MAX_PAGES
         )
 
-    @staticmethod
-    def _notes(bookmarks: dict[str, Any], reviews: list[Any]) -> list[UpstreamNote]:
+    def _skip(self, skipped: Skipped, unreadable: UnreadableItem) -> None:
+        logger.info("reading sync skipped an unreadable item", extra={"kind": skipped.kind, "why": unreadable.message})
+        self.skipped.append(skipped)
+
+    def _notes(self, book: UpstreamBook, bookmarks: dict[str, Any], reviews: list[Any]) -> list[UpstreamNote]:
+        """The book's notes; one that cannot be read is skipped (and said), the others kept."""
         updated = list_field(bookmarks, "updated", BOOKMARK_LIST)
         chapters = chapter_map(bookmarks)
-        notes = [bookmark_note(item, chapters) for item in updated]
-        notes += [review_note(item, chapters) for item in reviews]
+        notes: list[UpstreamNote | None] = []
+        for item in updated:
+            try:
+                notes.append(bookmark_note(item, chapters))
+            except UnreadableItem as unreadable:
+                self._skip(Skipped("highlight", book.external_id, book.title), unreadable)
+        for item in reviews:
+            try:
+                notes.append(review_note(item, chapters))
+            except UnreadableItem as unreadable:
+                self._skip(Skipped("thought", book.external_id, book.title), unreadable)
         return [note for note in notes if note is not None]
 
 
@@ -306,7 +328,7 @@ class GatewayProvider(_Client):
         reviews = self._paged_reviews(
             lambda synckey: self._call("/review/list/mine", bookid=book.external_id, synckey=synckey, count=PAGE_SIZE)
         )
-        return self._notes(bookmarks, reviews)
+        return self._notes(book, bookmarks, reviews)
 
 
 class WebCookieProvider(_Client):
@@ -348,7 +370,7 @@ class WebCookieProvider(_Client):
                 referer=reader,
             )
         )
-        return self._notes(bookmarks, reviews)
+        return self._notes(book, bookmarks, reviews)
 
 
 def provider_factory(

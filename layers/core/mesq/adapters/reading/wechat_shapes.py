@@ -8,7 +8,10 @@ reader's endpoints (`/api/user/notebook`, `/web/book/bookmarklist`, `/web/review
 - review list: `{reviews: [{review: {reviewId, content, abstract?, chapterUid?, chapterName?, range?,
   createTime}}], hasMore, synckey}`
 
-Anything else is UpstreamMalformed: a sync never writes a half-understood answer.
+An answer that is not one of these (no list where one must be) is UpstreamMalformed: a sync
+never writes a half-understood answer. One item of a list that cannot be read (a book without a
+title, a note without an id or a time, something that is not an object) is UnreadableItem: the
+provider skips it and says so, and the rest of the answer is synced.
 """
 
 from __future__ import annotations
@@ -39,12 +42,20 @@ _LISTS = {
 }
 
 
+class UnreadableItem(UpstreamMalformed):
+    """One item of an answer that cannot be read: skipped, the rest of the answer is synced. A
+    notebook entry's is said with the book's id and title where those could be read."""
+
+    book_id: str | None = None
+    title: str | None = None
+
+
 def _upstream_id(value: Any, what: Text) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value).strip() == "":
-        raise UpstreamMalformed("WeChat Reading sent a %(what)s without a usable id", what=what)
+        raise UnreadableItem("WeChat Reading sent a %(what)s without a usable id", what=what)
     text = str(value).strip()
     if len(text) > 200:
-        raise UpstreamMalformed("WeChat Reading sent a %(what)s id longer than 200 characters", what=what)
+        raise UnreadableItem("WeChat Reading sent a %(what)s id longer than 200 characters", what=what)
     return text
 
 
@@ -78,7 +89,7 @@ def _text(value: Any) -> str | None:
 def _created(value: Any, what: Text) -> str:
     seconds = _integer(value)
     if seconds is None or seconds > 253_402_300_799:  # 9999-12-31
-        raise UpstreamMalformed("WeChat Reading sent a %(what)s without a valid createTime", what=what)
+        raise UnreadableItem("WeChat Reading sent a %(what)s without a valid createTime", what=what)
     return format_timestamp(datetime.fromtimestamp(seconds, UTC))
 
 
@@ -100,13 +111,19 @@ def list_field(answer: dict[str, Any], name: str, what: Text) -> list[Any]:
 
 def notebook_book(entry: Any) -> UpstreamBook:
     if not isinstance(entry, dict):
-        raise UpstreamMalformed("WeChat Reading's notebook list holds something that is not a book")
+        raise UnreadableItem("WeChat Reading's notebook list holds something that is not a book")
     nested = entry.get("book")
     book: dict[str, Any] = nested if isinstance(nested, dict) else {}
-    external = _upstream_id(entry.get("bookId", book.get("bookId")), NOTEBOOK)
     title = _text(book.get("title")) or _text(book.get("name"))
+    try:
+        external = _upstream_id(entry.get("bookId", book.get("bookId")), NOTEBOOK)
+    except UnreadableItem as unreadable:
+        unreadable.title = title[:1000] if title else None
+        raise
     if title is None:
-        raise UpstreamMalformed("WeChat Reading's notebook %(external)s has no title", external=external)
+        untitled = UnreadableItem("WeChat Reading's notebook %(external)s has no title", external=external)
+        untitled.book_id = external
+        raise untitled
     counts = ":".join(str(_integer(entry.get(name)) or 0) for name in ("noteCount", "bookmarkCount", "reviewCount"))
     return UpstreamBook(
         external_id=external,
@@ -135,7 +152,7 @@ def _chapter(item: dict[str, Any], chapters: dict[str, tuple[int | None, str | N
 def bookmark_note(item: Any, chapters: dict[str, tuple[int | None, str | None]]) -> UpstreamNote | None:
     """A highlight, or None for a bookmark without marked text (a plain page bookmark)."""
     if not isinstance(item, dict):
-        raise UpstreamMalformed("WeChat Reading's bookmark list holds something that is not a bookmark")
+        raise UnreadableItem("WeChat Reading's bookmark list holds something that is not a bookmark")
     external = _upstream_id(item.get("bookmarkId"), BOOKMARK)
     text = _text(item.get("markText"))
     if text is None:
@@ -155,7 +172,7 @@ def bookmark_note(item: Any, chapters: dict[str, tuple[int | None, str | None]])
 def review_note(wrapper: Any, chapters: dict[str, tuple[int | None, str | None]]) -> UpstreamNote | None:
     """A thought, or None for a review without text."""
     if not isinstance(wrapper, dict):
-        raise UpstreamMalformed("WeChat Reading's review list holds something that is not a review")
+        raise UnreadableItem("WeChat Reading's review list holds something that is not a review")
     nested = wrapper.get("review")
     item: dict[str, Any] = nested if isinstance(nested, dict) else wrapper
     external = _upstream_id(item.get("reviewId"), REVIEW)
