@@ -162,6 +162,8 @@ def _write(call: Call, plan: Plan, report: Report, progress: Progress | None) ->
     for space in plan.spaces:
         tick(report)
         report.imported.update(write_space(call, space))
+        if space.into is not None:
+            report.merge(space.name, Text("into the existing space %(space)s", space=space.into))
         for column in space.columns:
             tick(report)
             created: Counter[str] = Counter()

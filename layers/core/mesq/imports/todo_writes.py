@@ -18,6 +18,7 @@ conditioned on absence.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -30,7 +31,7 @@ from ..kernel.ports.storage import Condition, Item, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
 from ..todos import keys, model, recurrence
 from ..todos.board.tasks import open_column_check
-from ..todos.state import TodoState
+from ..todos.state import TodoState, load_partial
 from ..todos.writes import Built, _free_slug, apply, put_new, tag_registrations
 from .plan import PlannedColumn, PlannedSpace, PlannedTask, SourceError, stop_if_asked
 
@@ -58,9 +59,38 @@ def _column(space_id: str, column: PlannedColumn, position: str, now: str) -> It
             "archived": False, "revision": 1, "createdAt": now, "updatedAt": now}  # fmt: skip
 
 
+def same_name(name: str) -> str:
+    """What two names are compared by: trimmed, Latin letters in either case alike (工作 is
+    工作, " Work " is work; Chinese and other scripts as written)."""
+    return "".join(ch.casefold() if "LATIN" in unicodedata.name(ch, "") else ch for ch in name.strip())
+
+
+def _into_existing(state: TodoState, planned: PlannedSpace) -> Item | None:
+    """The account's live space named as the project (the first in the board's order), when the
+    import has no space of its own for it yet: the project goes into it, its sections into the
+    open columns of the same names (the planned ids changed to theirs), the others added."""
+    wanted = same_name(planned.name)
+    found = [space for space in state.spaces.values() if same_name(str(space["name"])) == wanted]
+    if not found:
+        return None
+    space = min(found, key=lambda s: (str(s["position"]), str(s["id"])))
+    open_columns: dict[str, str] = {}
+    for there in state.columns_of(space["id"], include_archived=False):
+        open_columns.setdefault(same_name(str(there["name"])), str(there["id"]))
+    for column in planned.columns:
+        if column.column_id not in state.columns and same_name(column.name) in open_columns:
+            column.column_id = open_columns[same_name(column.name)]
+            column.existing = True
+    planned.space_id = space["id"]
+    planned.into = str(space["name"])
+    return space
+
+
 def write_space(call: Call, planned: PlannedSpace) -> Counter[str]:
     """The space and any of its columns not there yet, COLUMNS_PER_WRITE columns a transaction
-    (the space with the first of them); counts of what was created."""
+    (the space with the first of them); counts of what was created. A project named as a live
+    space of the account (`same_name`) goes into that space (`_into_existing`: `planned` then
+    names it, and its columns the ones it joins) rather than a second space of that name."""
     user_id = call.principal.user_id
     created: Counter[str] = Counter()
     while True:
@@ -71,6 +101,8 @@ def write_space(call: Call, planned: PlannedSpace) -> Counter[str]:
             now = now_timestamp()
             ops: list[WriteOp] = []
             space = state.spaces.get(planned.space_id)
+            if space is None:
+                space = _into_existing(state, planned)
             if space is None:
                 slug = _free_slug(state, model.slugify(planned.name))
                 last = max((s["position"] for s in state.spaces.values()), default=None)
@@ -156,6 +188,16 @@ def _batches(tasks: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, Plann
     return batches
 
 
+def _after_the_others(call: Call, column: PlannedColumn) -> str | None:
+    """The last position of a column the account had, among its live tasks this plan does not
+    hold (a run resumed or repeated puts the plan's tasks where the first run did): the import's
+    tasks go after the person's own."""
+    planned = {task.task_id for task in column.tasks}
+    state = load_partial(call.services.items, call.principal.user_id)
+    others = [str(task["position"]) for task in state.root_tasks(column.column_id) if task["id"] not in planned]
+    return max(others, default=None)
+
+
 def write_tasks(
     call: Call,
     space_id: str,
@@ -170,7 +212,8 @@ def write_tasks(
     planned tasks and subtasks each batch wrote, and `between` is called after each batch (the
     run's progress: a column of 5,000 tasks is some 200 batches)."""
     items, user_id = call.services.items, call.principal.user_id
-    positions = model.positions_between(None, None, len(column.tasks)) if column.tasks else []
+    after = _after_the_others(call, column) if column.existing else None
+    positions = model.positions_between(after, None, len(column.tasks)) if column.tasks else []
     register_tags(call, [tag for task in column.tasks for record in (task, *task.subtasks) for tag in record.tags])
     for index, batch in enumerate(_batches(list(zip(positions, column.tasks, strict=True)))):
         if index and between is not None:  # the batches before this one told (at most once a second)

@@ -6,7 +6,8 @@ the person typed it), DATE_LANG, TIMEZONE; newer exports add DURATION, DURATION_
 DEADLINE_LANG.
 
 - a file (a project) becomes a space named after it (`Groceries [2203306141].csv` -> Groceries; a
-  file without a name, `plan_todoist`'s `unnamed`: "Todoist import (<day>)" in the person's language);
+  file without a name, `plan_todoist`'s `unnamed`: "Todoist import (<day>)" in the person's language),
+  or, named as a space the account has, goes into that one (decided at write time, `todo_writes`);
 - a section becomes a column; tasks before the first section go to a first column named as a new
   board's (`To do`, 待办: the person's language, docs/i18n.md);
 - INDENT 1 is a task, deeper rows its subtasks (MeSQ has one level: deeper ones are subtasks of
