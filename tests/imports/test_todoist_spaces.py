@@ -4,7 +4,10 @@ creates nothing, and the undo takes back what the import added and nothing that 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+
+from starlette.testclient import TestClient
 
 from mesq.auth.users import create_user
 from mesq.imports.run import import_call
@@ -12,6 +15,7 @@ from mesq.imports.undo import undo_import
 from mesq.todos.state import load_state
 from mesq.wiring.imports import ImportOptions, import_file
 from mesq.wiring.services import Services
+from tests.conftest import Account
 
 from .checks import call, visible
 from .exports import todoist_csv
@@ -71,3 +75,22 @@ def test_latin_names_match_whatever_their_case(services: Services, tmp_path: Pat
     names = sorted(s["name"] for s in load_state(services.items, user["id"]).spaces.values())
     assert names.count("Work") == 1 and "work" not in names, names
     assert report.as_dict()["merged"] == [{"which": "work", "what": "into the existing space Work"}]
+
+
+def test_over_rest_the_report_says_where_the_project_went(
+    client: TestClient, make_account: Callable[..., Account], services: Services
+) -> None:
+    account = make_account(scopes="todo:read,todo:write")
+    call(services, account.user_id, "create_todo_space", name="Work")
+    body = b"TYPE,CONTENT,PRIORITY,INDENT\ntask,ship it,1,1\n"
+    url = "/api/toolkit/import?kind=todoist&filename=work%20%5B7%5D.csv"
+    answer = client.post(url, content=body, headers=account.headers)
+    assert answer.status_code == 200, answer.text
+    report = answer.json()["data"]
+    assert report["merged"] == [{"which": "work", "what": "into the existing space Work"}], report
+    got = report["imported"]
+    assert got["tasks"] == 1 and not got.get("spaces") and not got.get("columns"), report  # into its To do
+    again = client.post(url, content=body, headers=account.headers).json()["data"]
+    assert not any(again["imported"].values()) and again["existing"] == {"tasks": 1}, again
+    names = [space["name"] for space in load_state(services.items, account.user_id).spaces.values()]
+    assert names.count("Work") == 1 and "work" not in names, names
