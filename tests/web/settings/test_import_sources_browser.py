@@ -308,7 +308,7 @@ def test_a_project_named_as_a_space_is_said_to_go_into_it_in_both_languages(live
     path = todoist_csv(tmp_path / "工作.csv", rows)
     with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, locale="zh-CN") as page:
         _import(page, live, "spaces1", "todoist", path)
-        expect(page.get_by_role("heading", name="导入到已有的空间")).to_be_visible()
+        expect(page.get_by_role("heading", name="导入到已有的位置")).to_be_visible()
         expect(page.locator("#import-report ul.merged")).to_have_text("工作：导入到已有的空间 工作")
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})
@@ -327,7 +327,7 @@ def test_a_project_named_as_a_space_is_said_to_go_into_it_in_both_languages(live
         page.fill("input[name=username]", "spaces1")
         page.fill("input[name=password]", PASSWORD)
         page.click("button[type=submit]")
-        expect(page.get_by_role("heading", name="Into spaces you had")).to_be_visible()
+        expect(page.get_by_role("heading", name="Into what you already had")).to_be_visible()
         expect(page.locator("#import-report ul.merged")).to_have_text("工作: into the existing space 工作")
         for width, height in reversed(SIZES):
             page.set_viewport_size({"width": width, "height": height})
@@ -337,5 +337,53 @@ def test_a_project_named_as_a_space_is_said_to_go_into_it_in_both_languages(live
     services = _store(live)
     try:
         assert visible(services, user_id) == before
+    finally:
+        services.items.close()
+
+
+def test_todoists_inbox_is_said_to_go_into_the_inbox_in_both_languages(live: LiveServer, tmp_path: Path) -> None:
+    """`Inbox [1].csv` goes into the inbox (no space "Inbox"); its report page says so, with the
+    section and the recurrence kept in the notes, in Chinese at 390 px and English at 1280 px; its
+    Undo puts the items in the trash and leaves the inbox as it was."""
+    from ...imports.checks import call
+    from ...imports.exports import todoist_csv
+
+    live.account("inbox1")
+    user_id = _user_id(live, "inbox1")
+    services = _store(live)
+    try:
+        call(services, user_id, "create_todo_inbox_item", title="mine already")
+        spaces = sorted(space["name"] for space in load_state(services.items, user_id).spaces.values())
+    finally:
+        services.items.close()
+    rows = [["task", "浇花", "", "4", "1", "", "", "每周五"], ["section", "以后"], ["task", "读书", "", "4", "1"]]
+    path = todoist_csv(tmp_path / "Inbox [2203306140].csv", rows)
+    with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, locale="zh-CN") as page:
+        _import(page, live, "inbox1", "todoist", path)
+        expect(page.locator("#import-report ul.merged")).to_have_text("Inbox：导入到收件箱")
+        expect(page.locator("#import-report ul.kept")).to_contain_text("MeSQ 的收件箱条目不能重复")
+        expect(page.locator("#import-report ul.kept")).to_contain_text("分区“以后”")
+        _fits(page)
+        report_url = page.url
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale="en-US") as page:
+        page.goto(f"{live.base_url}/login?next=" + report_url.removeprefix(live.base_url))
+        page.fill("input[name=username]", "inbox1")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        expect(page.locator("#import-report ul.merged")).to_have_text("Inbox: into your inbox")
+        expect(page.locator("#import-report ul.kept")).to_contain_text("inbox items do not recur in MeSQ")
+        _fits(page)
+        services = _store(live)
+        try:
+            state = load_state(services.items, user_id)
+            assert [item["title"] for item in state.live_inbox()] == ["mine already", "浇花", "读书"]
+            assert sorted(space["name"] for space in state.spaces.values()) == spaces
+        finally:
+            services.items.close()
+        page.get_by_role("button", name="Undo this import").click()
+        expect(page.locator("#import-undo")).to_contain_text("2 records moved to the trash.")
+    services = _store(live)
+    try:
+        assert [item["title"] for item in load_state(services.items, user_id).live_inbox()] == ["mine already"]
     finally:
         services.items.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -124,6 +125,12 @@ def comment_heading(say: Translator, author: str, when: str) -> str:
     else:
         heading = say.pgettext("a comment's heading", "Comment")
     return f"**{heading}**"
+
+
+def same_name(name: str) -> str:
+    """What two names are compared by: trimmed, Latin letters in either case alike (工作 is
+    工作, " Work " is work; Chinese and other scripts as written)."""
+    return "".join(ch.casefold() if "LATIN" in unicodedata.name(ch, "") else ch for ch in name.strip())
 
 
 def derived_id(prefix: str, user_id: str, *identity: str) -> str:
@@ -359,6 +366,8 @@ class Plan:
     report: Report
     memos: list[PlannedMemo] = field(default_factory=list)
     spaces: list[PlannedSpace] = field(default_factory=list)
+    #: Inbox items (Todoist's Inbox project), each with its subtasks embedded (`todo_writes.write_inbox`).
+    inbox: list[PlannedTask] = field(default_factory=list)
 
     @property
     def attachment_bytes(self) -> int:

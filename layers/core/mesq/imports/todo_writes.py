@@ -18,7 +18,6 @@ conditioned on absence.
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -31,9 +30,10 @@ from ..kernel.ports.storage import Condition, Item, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
 from ..todos import keys, model, recurrence
 from ..todos.board.tasks import open_column_check
+from ..todos.inbox import records as inbox_records
 from ..todos.state import TodoState, load_partial
 from ..todos.writes import Built, _free_slug, apply, put_new, tag_registrations
-from .plan import PlannedColumn, PlannedSpace, PlannedTask, SourceError, stop_if_asked
+from .plan import PlannedColumn, PlannedSpace, PlannedTask, SourceError, same_name, stop_if_asked
 
 #: Records (root tasks + subtasks) per transaction: with their change records, list sizes and
 #: graph counts well inside the 100 operations of one transaction.
@@ -57,12 +57,6 @@ def _conflict(what: str) -> Any:
 def _column(space_id: str, column: PlannedColumn, position: str, now: str) -> Item:
     return {"id": column.column_id, "spaceId": space_id, "name": column.name, "position": position,
             "archived": False, "revision": 1, "createdAt": now, "updatedAt": now}  # fmt: skip
-
-
-def same_name(name: str) -> str:
-    """What two names are compared by: trimmed, Latin letters in either case alike (工作 is
-    工作, " Work " is work; Chinese and other scripts as written)."""
-    return "".join(ch.casefold() if "LATIN" in unicodedata.name(ch, "") else ch for ch in name.strip())
 
 
 def _into_existing(state: TodoState, planned: PlannedSpace) -> Item | None:
@@ -155,6 +149,85 @@ def check_planned(space: PlannedSpace) -> None:
                     raise SourceError(
                         Text("%(task)s: %(reason)s", task=record.label or record.title, reason=error.text)
                     ) from None
+
+
+def _inbox_record(planned: PlannedTask, position: str, now: str) -> Item:
+    """An inbox item with its subtasks inside (a title and notes each: `todoist` kept the rest in
+    their notes), as `todos.inbox.records.new_item` builds one, under the planned ids."""
+    args: dict[str, Any] = {"title": planned.title, "notes": planned.notes, "priority": planned.priority,
+                            "tags": planned.tags, "due": planned.due, "timezone": planned.timezone}  # fmt: skip
+    subtasks = planned.subtasks[: inbox_records.MAX_INBOX_SUBTASKS]
+    positions = model.positions_between(None, None, len(subtasks)) if subtasks else []
+    item: Item = {"id": planned.task_id, **model.new_task_fields(args, now), "position": position,
+                  "subtasks": [{"id": sub.task_id, "title": model.check_title(sub.title),
+                                "notes": model.check_notes(sub.notes), "isDone": sub.done, "position": at,
+                                "attachments": []} for sub, at in zip(subtasks, positions, strict=True)]}  # fmt: skip
+    return inbox_records.check_size(item)
+
+
+def check_inbox(items: list[PlannedTask]) -> None:
+    """Every planned inbox item as the write path will build it, before the import's first write."""
+    now = now_timestamp()
+    for planned in items:
+        try:
+            _inbox_record(planned, "a", now)
+        except ValidationError as error:
+            raise SourceError(
+                Text("%(task)s: %(reason)s", task=planned.label or planned.title, reason=error.text)
+            ) from None
+
+
+def write_inbox(
+    call: Call,
+    planned: list[PlannedTask],
+    created: Counter[str],
+    written: list[PlannedTask] | None = None,
+    *,
+    between: Callable[[], None] | None = None,
+) -> None:
+    """The inbox items not there yet (read by key first), BATCH_RECORDS a transaction, after the
+    live items that are not the plan's (a run resumed or repeated puts the missing ones where the
+    first run did); `created`, `written` and `between` as `write_tasks`'s."""
+    items, user_id = call.services.items, call.principal.user_id
+    ids = {task.task_id for task in planned}
+    state = load_partial(items, user_id)
+    after = max((str(i["position"]) for i in state.live_inbox() if i["id"] not in ids), default=None)
+    positions = model.positions_between(after, None, len(planned)) if planned else []
+    register_tags(call, [tag for task in planned for tag in task.tags])
+    entries = list(zip(positions, planned, strict=True))
+    for index, start in enumerate(range(0, len(entries), BATCH_RECORDS)):
+        if index and between is not None:
+            between()
+        stop_if_asked()
+        batch = entries[start : start + BATCH_RECORDS]
+        found = items.batch_get([keys.inbox_key(user_id, task.task_id) for _position, task in batch])
+        there = {item["id"] for item in found}
+        fresh = [(position, task) for position, task in batch if task.task_id not in there]
+        created["existing"] += len(batch) - len(fresh)
+        created["in_trash"] += sum(1 for item in found if item.get("deletedAt"))
+        if not fresh:
+            continue
+        counted: Counter[str] = Counter()
+
+        def build(
+            state: TodoState, fresh: list[tuple[str, PlannedTask]] = fresh, counted: Counter[str] = counted
+        ) -> Built:
+            counted.clear()
+            now = now_timestamp()
+            ops: list[WriteOp] = []
+            tags: list[str] = []
+            for position, task in fresh:
+                ops.append(put_new(user_id, "inbox", _inbox_record(task, position, now)))
+                tags += task.tags
+                counted["tasks"] += 1
+                counted["subtasks"] += min(len(task.subtasks), inbox_records.MAX_INBOX_SUBTASKS)
+                counted["comments"] += task.comments + sum(sub.comments for sub in task.subtasks)
+            return {}, ops + tag_registrations(state, user_id, tags, now)
+
+        apply(call, build, _conflict("inbox items"))
+        created.update(counted)
+        if written is not None:
+            written.extend(record for _position, task in fresh for record in (task, *task.subtasks))
 
 
 def register_tags(call: Call, tags: list[str]) -> int:
