@@ -104,3 +104,30 @@ def test_over_rest_the_inbox_is_said_and_a_second_post_creates_nothing(
     again = client.post(url, content=body, headers=account.headers).json()["data"]
     assert not any(again["imported"].values()) and again["existing"] == {"tasks": 1}, again
     assert [item["title"] for item in load_state(services.items, account.user_id).live_inbox()] == ["call mum"]
+
+
+def test_an_inbox_and_a_space_of_the_same_name_twice_then_undo_on_both_stores(
+    both_stores: Services, tmp_path: Path
+) -> None:
+    """On SQLite and DynamoDB Local (GSI lists, conditions): Inbox.csv into the inbox and 工作.csv
+    into the space 工作, a second run creating nothing, the undo leaving the account as it was."""
+    from .checks import visible
+
+    services = both_stores
+    user = create_user(services.items, "both", "correct horse battery")
+    made = call(services, user["id"], "create_todo_space", name="工作", columns=["待办"])
+    call(services, user["id"], "create_todo_task", title="已有的", spaceId=made["space"]["id"])
+    call(services, user["id"], "create_todo_inbox_item", title="mine already")
+    before = visible(services, user["id"]), list(_inbox(services, user["id"]))
+    folder = tmp_path / "backup"
+    folder.mkdir()
+    todoist_csv(folder / "Inbox [1].csv", [_row("task", "call mum"), _row("task", "ask about rice", indent="2")])
+    todoist_csv(folder / "工作 [2].csv", [_row("task", "写周报"), _row("section", "下周"), _row("task", "改稿")])
+    first = import_file(services, user["id"], "todoist", folder, options=ImportOptions(language="zh"))
+    assert first.imported["tasks"] == 3 and first.imported["subtasks"] == 1, first.as_dict()
+    assert first.imported["columns"] == 1 and not first.imported["spaces"], first.as_dict()
+    again = import_file(services, user["id"], "todoist", folder, options=ImportOptions(language="zh"))
+    assert not any(again.imported.values()) and again.existing["tasks"] == 3, again.as_dict()
+    undone = undo_import(import_call(services, user["id"], "todoist"), first.run_id)
+    assert not undone.not_undone and undone.removed_columns == 1, undone.as_dict()
+    assert (visible(services, user["id"]), list(_inbox(services, user["id"]))) == before
