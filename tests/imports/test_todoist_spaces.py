@@ -94,3 +94,23 @@ def test_over_rest_the_report_says_where_the_project_went(
     assert not any(again["imported"].values()) and again["existing"] == {"tasks": 1}, again
     names = [space["name"] for space in load_state(services.items, account.user_id).spaces.values()]
     assert names.count("Work") == 1 and "work" not in names, names
+
+
+def test_a_space_the_import_made_and_that_stays_keeps_all_its_columns(services: Services, tmp_path: Path) -> None:
+    """A space the import made stays when a task in it was changed since (the undo leaves that
+    task); its other columns, empty once undone, stay with it: only columns added to a space the
+    account had are removed."""
+    user = create_user(services.items, "kim", "correct horse battery")
+    path = todoist_csv(tmp_path / "Chores.csv", [_section("A"), _task("one"), _section("B"), _task("two")])
+    report = import_file(services, user["id"], "todoist", path)
+    state = load_state(services.items, user["id"])
+    one = next(t for t in state.every_task() if t["title"] == "one")
+    call(services, user["id"], "update_todo_task", id=one["id"], title="one, mine now", expectedRevision=1)
+
+    undone = undo_import(import_call(services, user["id"], "todoist"), report.run_id)
+
+    assert sorted(e["record"]["kind"] for e in undone.not_undone) == ["space", "task"], undone.as_dict()
+    assert undone.removed_columns == 0, undone.as_dict()
+    state = load_state(services.items, user["id"])
+    space = next(s for s in state.spaces.values() if s["name"] == "Chores")
+    assert sorted(c["name"] for c in state.columns_of(space["id"])) == ["A", "B"]

@@ -64,6 +64,7 @@ def undo_import(call: Call, run_id: str, *, most: int = 1_000_000) -> UndoReport
     report = UndoReport()
     refused: dict[str, dict[str, Any]] = {}
     added_columns: dict[str, str] = {}  # column id: the change that created it (in a space that stays)
+    made_spaces: set[str] = set()  # spaces the run created that stay (their columns stay with them)
     for _ in range(most // MAX_UNDO + 2):
         try:
             data = undo_changes(replace(call, operation_id="undo_changes"), {"runId": run_id}, _KINDS)
@@ -80,25 +81,27 @@ def undo_import(call: Call, run_id: str, *, most: int = 1_000_000) -> UndoReport
             record = entry["record"]
             if record["kind"] == "column" and entry.get("action") == "create":
                 added_columns[record["id"]] = entry["changeId"]
+            elif record["kind"] == "space" and entry.get("action") == "create":
+                made_spaces.add(record["id"])
             if record["kind"] not in ("column", "tag") or entry.get("code") != "NOT_UNDOABLE":
                 refused[entry["changeId"]] = entry
         if not data.get("more"):  # the last call: what is left cannot be undone (conflicts), or nothing is
             break
     report.not_undone = list(refused.values())
-    report.removed_columns = _remove_added_columns(call, added_columns)
+    report.removed_columns = _remove_added_columns(call, added_columns, made_spaces)
     return report
 
 
-def _remove_added_columns(call: Call, added: dict[str, str]) -> int:
-    """The columns the run added that are still there (their space was not removed: one the
-    account had before the import), each removed once it holds no live task, its removal a
-    change that `undoes` its creation; how many were removed. One that holds a task now, or was
-    changed since, stays."""
+def _remove_added_columns(call: Call, added: dict[str, str], made_spaces: set[str]) -> int:
+    """The columns the run added to a space the account had before the import (never one of the
+    spaces the run made, kept whole when a task in it was changed since), each removed once it
+    holds no live task, its removal a change that `undoes` its creation; how many were removed.
+    One that holds a task now, or was changed since, stays."""
     removed = 0
     for column_id, change_id in added.items():
         state = load_partial(call.services.items, call.principal.user_id)
         column = state.columns.get(column_id)
-        if column is None:
+        if column is None or column["spaceId"] in made_spaces:
             continue
         try:
             delete_todo_column(
