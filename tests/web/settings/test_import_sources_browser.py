@@ -333,7 +333,9 @@ def test_a_project_named_as_a_space_is_said_to_go_into_it_in_both_languages(live
             page.set_viewport_size({"width": width, "height": height})
             _fits(page)
         page.get_by_role("button", name="Undo this import").click()
-        expect(page.locator("#import-undo")).to_contain_text("2 records moved to the trash.")
+        expect(page.locator("#import-undo")).to_contain_text(
+            "2 records moved to the trash. 1 column it added to a space you had removed."
+        )
     services = _store(live)
     try:
         assert visible(services, user_id) == before
