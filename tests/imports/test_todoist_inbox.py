@@ -131,3 +131,17 @@ def test_an_inbox_and_a_space_of_the_same_name_twice_then_undo_on_both_stores(
     undone = undo_import(import_call(services, user["id"], "todoist"), first.run_id)
     assert not undone.not_undone and undone.removed_columns == 1, undone.as_dict()
     assert (visible(services, user["id"]), list(_inbox(services, user["id"]))) == before
+
+
+def test_an_inbox_of_long_notes_is_written_whole(services: Services, tmp_path: Path) -> None:
+    """Inbox items with their subtasks inside weigh up to 350 KB each, with a change record each:
+    24 of long notes in one transaction were past what one atomic write takes (3.5 MB, DynamoDB's
+    4 MB), so the import stopped part-way. Its batches are cut by bytes too."""
+    user = create_user(services.items, "long-notes", "correct horse battery")
+    rows = []
+    for n in range(30):  # each some 270 KB: its notes and its two subtasks' of 30,000 characters
+        rows += [["task", f"item {n}", "长" * 30_000, "4", "1"]]
+        rows += [["task", f"part {k}", "长" * 30_000, "4", "2"] for k in range(2)]
+    report = import_file(services, user["id"], "todoist", todoist_csv(tmp_path / "Inbox.csv", rows))
+    assert report.imported["tasks"] == 30, report.as_dict()
+    assert len(_inbox(services, user["id"])) == 30

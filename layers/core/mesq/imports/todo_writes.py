@@ -18,6 +18,7 @@ conditioned on absence.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -26,7 +27,7 @@ from ..kernel.context import Call
 from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
-from ..kernel.ports.storage import Condition, Item, Put, WriteOp
+from ..kernel.ports.storage import MAX_TRANSACTION_BYTES, Condition, Item, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
 from ..todos import keys, model, recurrence
 from ..todos.board.tasks import open_column_check
@@ -177,6 +178,28 @@ def check_inbox(items: list[PlannedTask]) -> None:
             ) from None
 
 
+#: What one batch of inbox items may weigh, with a change record each as heavy as its item: the
+#: transaction's limit less room for its list sizes, counts and tags.
+INBOX_BATCH_BYTES = MAX_TRANSACTION_BYTES - 200_000
+
+
+def _inbox_batches(entries: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, PlannedTask]]]:
+    """Up to BATCH_RECORDS items a batch, and INBOX_BATCH_BYTES: an item with its subtasks inside
+    weighs up to 350 KB (`inbox_records.MAX_STORED_BYTES`), 24 of them with their change records
+    some 16 MB, past what one transaction takes."""
+    batches: list[list[tuple[str, PlannedTask]]] = []
+    used = 0
+    now = now_timestamp()
+    for entry in entries:
+        weight = 2 * len(json.dumps(_inbox_record(entry[1], entry[0], now), ensure_ascii=False).encode("utf-8"))
+        if not batches or len(batches[-1]) >= BATCH_RECORDS or used + weight > INBOX_BATCH_BYTES:
+            batches.append([])
+            used = 0
+        batches[-1].append(entry)
+        used += weight
+    return batches
+
+
 def write_inbox(
     call: Call,
     planned: list[PlannedTask],
@@ -194,12 +217,10 @@ def write_inbox(
     after = max((str(i["position"]) for i in state.live_inbox() if i["id"] not in ids), default=None)
     positions = model.positions_between(after, None, len(planned)) if planned else []
     register_tags(call, [tag for task in planned for tag in task.tags])
-    entries = list(zip(positions, planned, strict=True))
-    for index, start in enumerate(range(0, len(entries), BATCH_RECORDS)):
+    for index, batch in enumerate(_inbox_batches(list(zip(positions, planned, strict=True)))):
         if index and between is not None:
             between()
         stop_if_asked()
-        batch = entries[start : start + BATCH_RECORDS]
         found = items.batch_get([keys.inbox_key(user_id, task.task_id) for _position, task in batch])
         there = {item["id"] for item in found}
         fresh = [(position, task) for position, task in batch if task.task_id not in there]
