@@ -74,7 +74,8 @@ def test_an_import_of_another_users_live_process_is_not_interrupted(
     assert stored is not None and stored.get("interrupted") is True
 
 
-def test_a_long_columns_tasks_are_counted_as_they_are_written(services: Services, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["Chores.csv", "Inbox.csv"])  # a board column; Todoist's Inbox, into the inbox
+def test_a_long_columns_tasks_are_counted_as_they_are_written(services: Services, tmp_path: Path, name: str) -> None:
     """A Todoist project without sections is one column of up to 5,000 tasks (some 200
     transactions, minutes on DynamoDB): its report was told of them only once the column ended,
     so a running report said 0 tasks the whole time and one interrupted mid-column (kill -9) said
@@ -84,7 +85,7 @@ def test_a_long_columns_tasks_are_counted_as_they_are_written(services: Services
     from mesq.wiring.imports import import_file
 
     user = create_user(services.items, "long-column", "correct horse battery")
-    path = tmp_path / "Inbox.csv"
+    path = tmp_path / name
     path.write_text("TYPE,CONTENT\n" + "".join(f"task,chore {n}\n" for n in range(240)), encoding="utf-8")
     told: list[int] = []
     report = import_file(

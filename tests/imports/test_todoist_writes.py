@@ -353,3 +353,13 @@ def test_a_csv_of_many_short_rows_is_planned_without_holding_them(tmp_path: Path
     (task,) = plan.spaces[0].columns[0].tasks
     assert task.comments == 100_000 and task.cut is not None
     assert peak < 4 * len(data) + 8 * 1024 * 1024, (peak, len(data))
+
+
+def test_a_column_of_long_chinese_notes_is_written_whole(services: Services, tmp_path: Path) -> None:
+    """24 tasks a transaction with notes of 49,000 Chinese characters (147 KB each) were 3.6 MB,
+    past what one atomic write takes (3.5 MB): the import stopped after the space, and importing
+    the same file again, as its message said, stopped at the same batch. Batches are cut by bytes too."""
+    user = create_user(services.items, "long-zh", "correct horse battery")
+    rows = [["task", f"长备注 {n}", "长" * 49_000, "4", "1"] for n in range(30)]
+    report = import_file(services, user["id"], "todoist", todoist_csv(tmp_path / "Long.csv", rows))
+    assert report.imported["tasks"] == 30, report.as_dict()

@@ -17,6 +17,7 @@ import pytest
 from playwright import sync_api as playwright_sync
 
 from mesq.auth.users import find_user_by_name
+from mesq.todos.state import load_state
 from mesq.wiring.config import Settings
 from mesq.wiring.services import Services, build_services
 
@@ -284,3 +285,107 @@ def test_unfinished_imports_read_at_390_px(live: LiveServer, locale: str) -> Non
             expect(page.locator(f"form[action='/settings/import/runs/{run}/undo'] button")).to_be_visible()
             _fits(page)
             page.screenshot(path=f"/tmp/r1-{run}.png", full_page=True)
+
+
+def test_a_project_named_as_a_space_is_said_to_go_into_it_in_both_languages(live: LiveServer, tmp_path: Path) -> None:
+    """`工作.csv` beside a space 工作: its tasks go into that space (no second 工作), the report page
+    says so in Chinese and in English at both widths, and its Undo leaves the account as it was
+    (the column the import added to 工作 removed, the space and its own task kept)."""
+    from ...imports.checks import call
+    from ...imports.exports import todoist_csv
+
+    live.account("spaces1")
+    user_id = _user_id(live, "spaces1")
+    services = _store(live)
+    try:
+        made = call(services, user_id, "create_todo_space", name="工作", columns=["待办", "进行中"])
+        space_id = made["space"]["id"]
+        call(services, user_id, "create_todo_task", title="已有的", spaceId=space_id)
+        before = visible(services, user_id)
+    finally:
+        services.items.close()
+    rows = [["task", "写周报", "", "1", "1"], ["section", "新的"], ["task", "新事", "", "1", "1"]]
+    path = todoist_csv(tmp_path / "工作.csv", rows)
+    with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, locale="zh-CN") as page:
+        _import(page, live, "spaces1", "todoist", path)
+        expect(page.get_by_role("heading", name="导入到已有的位置")).to_be_visible()
+        expect(page.locator("#import-report ul.merged")).to_have_text("工作：导入到已有的空间 工作")
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            _fits(page)
+        report_url = page.url
+    services = _store(live)
+    try:
+        state = load_state(services.items, user_id)
+        assert [space["name"] for space in state.spaces.values()].count("工作") == 1
+        titles = {task["title"]: task for task in state.every_task()}
+        assert titles["写周报"]["spaceId"] == titles["新事"]["spaceId"] == space_id
+    finally:
+        services.items.close()
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale="en-US") as page:
+        page.goto(f"{live.base_url}/login?next=" + report_url.removeprefix(live.base_url))
+        page.fill("input[name=username]", "spaces1")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        expect(page.get_by_role("heading", name="Into what you already had")).to_be_visible()
+        expect(page.locator("#import-report ul.merged")).to_have_text("工作: into the existing space 工作")
+        for width, height in reversed(SIZES):
+            page.set_viewport_size({"width": width, "height": height})
+            _fits(page)
+        page.get_by_role("button", name="Undo this import").click()
+        expect(page.locator("#import-undo")).to_contain_text(
+            "2 records moved to the trash. 1 column it added to a space you had removed."
+        )
+    services = _store(live)
+    try:
+        assert visible(services, user_id) == before
+    finally:
+        services.items.close()
+
+
+def test_todoists_inbox_is_said_to_go_into_the_inbox_in_both_languages(live: LiveServer, tmp_path: Path) -> None:
+    """`Inbox [1].csv` goes into the inbox (no space "Inbox"); its report page says so, with the
+    section and the recurrence kept in the notes, in Chinese at 390 px and English at 1280 px; its
+    Undo puts the items in the trash and leaves the inbox as it was."""
+    from ...imports.checks import call
+    from ...imports.exports import todoist_csv
+
+    live.account("inbox1")
+    user_id = _user_id(live, "inbox1")
+    services = _store(live)
+    try:
+        call(services, user_id, "create_todo_inbox_item", title="mine already")
+        spaces = sorted(space["name"] for space in load_state(services.items, user_id).spaces.values())
+    finally:
+        services.items.close()
+    rows = [["task", "浇花", "", "4", "1", "", "", "每周五"], ["section", "以后"], ["task", "读书", "", "4", "1"]]
+    path = todoist_csv(tmp_path / "Inbox [2203306140].csv", rows)
+    with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, locale="zh-CN") as page:
+        _import(page, live, "inbox1", "todoist", path)
+        expect(page.locator("#import-report ul.merged")).to_have_text("Inbox：导入到收件箱")
+        expect(page.locator("#import-report ul.kept")).to_contain_text("MeSQ 的收件箱条目不能重复")
+        expect(page.locator("#import-report ul.kept")).to_contain_text("分区“以后”")
+        _fits(page)
+        report_url = page.url
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale="en-US") as page:
+        page.goto(f"{live.base_url}/login?next=" + report_url.removeprefix(live.base_url))
+        page.fill("input[name=username]", "inbox1")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        expect(page.locator("#import-report ul.merged")).to_have_text("Inbox: into your inbox")
+        expect(page.locator("#import-report ul.kept")).to_contain_text("inbox items do not recur in MeSQ")
+        _fits(page)
+        services = _store(live)
+        try:
+            state = load_state(services.items, user_id)
+            assert [item["title"] for item in state.live_inbox()] == ["mine already", "浇花", "读书"]
+            assert sorted(space["name"] for space in state.spaces.values()) == spaces
+        finally:
+            services.items.close()
+        page.get_by_role("button", name="Undo this import").click()
+        expect(page.locator("#import-undo")).to_contain_text("2 records moved to the trash.")
+    services = _store(live)
+    try:
+        assert [item["title"] for item in load_state(services.items, user_id).live_inbox()] == ["mine already"]
+    finally:
+        services.items.close()

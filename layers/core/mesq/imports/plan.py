@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -126,6 +127,12 @@ def comment_heading(say: Translator, author: str, when: str) -> str:
     return f"**{heading}**"
 
 
+def same_name(name: str) -> str:
+    """What two names are compared by: trimmed, Latin letters in either case alike (工作 is
+    工作, " Work " is work; Chinese and other scripts as written)."""
+    return "".join(ch.casefold() if "LATIN" in unicodedata.name(ch, "") else ch for ch in name.strip())
+
+
 def derived_id(prefix: str, user_id: str, *identity: str) -> str:
     """A record id from the user and the source's identity of the record: the same export gives
     the same ids, so writes conditioned on absence create nothing the second time."""
@@ -188,6 +195,10 @@ class PlannedColumn:
     column_id: str
     name: str
     tasks: list[PlannedTask] = field(default_factory=list)
+    #: Set at write time (`todo_writes.write_space`): the column is one the account had already
+    #: (a section named as a column of the space the project went into), so its tasks go after
+    #: the ones there, never among them.
+    existing: bool = False
 
 
 @dataclass
@@ -195,6 +206,9 @@ class PlannedSpace:
     space_id: str
     name: str
     columns: list[PlannedColumn] = field(default_factory=list)
+    #: Set at write time (`todo_writes.write_space`): the name of the account's live space of the
+    #: same name the project went into (no space of its own was made), for the report.
+    into: str | None = None
 
 
 @dataclass
@@ -223,6 +237,9 @@ class Report:
     skipped_words: list[tuple[Text, Text]] = field(default_factory=list, repr=False)
     kept_words: list[tuple[Text, Text]] = field(default_factory=list, repr=False)
     shortened_words: list[tuple[Text, Text]] = field(default_factory=list, repr=False)
+    #: Where a project went that is not a space of its own: "into the existing space 工作".
+    merged: list[tuple[str, str]] = field(default_factory=list)
+    merged_words: list[tuple[Text, Text]] = field(default_factory=list, repr=False)
 
     def skip(self, which: str | Text, why: str | Text) -> None:
         self.skipped_count += 1
@@ -247,6 +264,14 @@ class Report:
             entry = (_entry(which), _entry(what))
             self.shortened.append((_cut(str(entry[0])), _cut(str(entry[1]))))
             self.shortened_words.append(entry)
+
+    def merge(self, which: str | Text, what: str | Text) -> None:
+        """Something imported into a record the account already had (a project into the space of
+        its name): said once a project, never counted as skipped or kept."""
+        if len(self.merged) < LISTED_MAX:
+            entry = (_entry(which), _entry(what))
+            self.merged.append((_cut(str(entry[0])), _cut(str(entry[1]))))
+            self.merged_words.append(entry)
 
     @property
     def per_second(self) -> float:
@@ -296,6 +321,7 @@ class Report:
             "keptCount": self.kept_count,
             "shortened": [{"which": _cut(which), "what": _cut(what)} for which, what in self.shortened],
             "shortenedCount": self.shortened_count,
+            "merged": [{"which": _cut(which), "what": _cut(what)} for which, what in self.merged],
             "records": self.records,
             "seconds": round(self.seconds, 3),
             "summary": self.summary(),
@@ -308,6 +334,7 @@ class Report:
             "skipped": [{"which": which.stored(), "why": why.stored()} for which, why in self.skipped_words],
             "kept": [{"which": which.stored(), "what": what.stored()} for which, what in self.kept_words],
             "shortened": [{"which": which.stored(), "what": what.stored()} for which, what in self.shortened_words],
+            "merged": [{"which": which.stored(), "what": what.stored()} for which, what in self.merged_words],
         }
 
 
@@ -339,6 +366,8 @@ class Plan:
     report: Report
     memos: list[PlannedMemo] = field(default_factory=list)
     spaces: list[PlannedSpace] = field(default_factory=list)
+    #: Inbox items (Todoist's Inbox project), each with its subtasks embedded (`todo_writes.write_inbox`).
+    inbox: list[PlannedTask] = field(default_factory=list)
 
     @property
     def attachment_bytes(self) -> int:

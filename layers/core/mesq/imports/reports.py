@@ -50,7 +50,7 @@ REPORT_DAYS = 90
 #: 400 KB, names included.
 STORED_BYTES = 256 * 1024
 UNDONE_BYTES = 64 * 1024
-_LISTS = ("skipped", "kept", "shortened")
+_LISTS = ("skipped", "kept", "shortened", "merged")
 #: A running report kept by a process this one cannot tell about (another machine, container or
 #: Lambda function, whose time limit is at most 15 minutes) is taken as interrupted once it has
 #: not grown for this long.

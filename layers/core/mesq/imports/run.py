@@ -28,7 +28,7 @@ from ..kernel.tags import parse_tags
 from ..memos import store as memo_store
 from .memo_writes import write_memo
 from .plan import CutShort, Plan, PlannedTask, Report, SourceError, stop_if_asked
-from .todo_writes import check_planned, write_space, write_tasks
+from .todo_writes import check_inbox, check_planned, write_inbox, write_space, write_tasks
 
 #: The scopes an import writes with (the command line's principal; a caller's own are checked by
 #: the edge: memo:write for memos and flomo, todo:write for Todoist).
@@ -103,6 +103,7 @@ def execute(call: Call, plan: Plan, progress: Progress | None = None) -> Report:
     _check_quota(call, plan)
     for space in plan.spaces:
         check_planned(space)
+    check_inbox(plan.inbox)
     if progress is not None:
         progress.begun(report)
     try:
@@ -162,6 +163,8 @@ def _write(call: Call, plan: Plan, report: Report, progress: Progress | None) ->
     for space in plan.spaces:
         tick(report)
         report.imported.update(write_space(call, space))
+        if space.into is not None:
+            report.merge(space.name, Text("into the existing space %(space)s", space=space.into))
         for column in space.columns:
             tick(report)
             created: Counter[str] = Counter()
@@ -183,5 +186,21 @@ def _write(call: Call, plan: Plan, report: Report, progress: Progress | None) ->
             report.records += sum(1 + len(task.subtasks) for task in column.tasks)
             tags.update(tag for task in column.tasks for tag in task.tags)
             tags.update(tag for task in column.tasks for sub in task.subtasks for tag in sub.tags)
+    if plan.inbox:
+        tick(report)
+        report.merge("Inbox", Text("into your inbox"))  # Todoist's Inbox project, as it names it
+        created = Counter()
+        written = []
+        try:
+            write_inbox(call, plan.inbox, created, written, between=lambda: tick(_so_far(report, created)))
+        finally:
+            report.existing["tasks"] += created.pop("existing", 0)
+            report.in_trash += created.pop("in_trash", 0)
+            report.imported.update(created)
+            for record in written:
+                if record.cut is not None:
+                    report.shorten(record.label or record.title, record.cut)
+        report.records += sum(1 + len(task.subtasks) for task in plan.inbox)
+        tags.update(tag for task in plan.inbox for tag in task.tags)
     if tags and (report.imported["memos"] or report.imported["tasks"] or report.imported["subtasks"]):
         report.imported["tags"] = len(tags)

@@ -9,7 +9,8 @@ conditioned on absence.
 - the column's tags the registry does not know yet are registered first, TAGS_PER_WRITE a
   transaction (each with its change record): a batch of tasks then writes no registrations, so
   its size is its records', whatever number of new labels they carry;
-- root tasks with their subtasks go in transactions of up to BATCH_RECORDS records, the tasks
+- root tasks with their subtasks go in transactions of up to BATCH_RECORDS records and BATCH_BYTES
+  (long notes: one transaction takes 3.5 MB), the tasks
   already there left out first (read by key), so a second run creates nothing and a run cut
   short is completed by the next;
 - positions are computed from the plan (the source's order), so a resumed run puts the missing
@@ -18,6 +19,7 @@ conditioned on absence.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -26,13 +28,14 @@ from ..kernel.context import Call
 from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
-from ..kernel.ports.storage import Condition, Item, Put, WriteOp
+from ..kernel.ports.storage import MAX_TRANSACTION_BYTES, Condition, Item, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
 from ..todos import keys, model, recurrence
 from ..todos.board.tasks import open_column_check
-from ..todos.state import TodoState
+from ..todos.inbox import records as inbox_records
+from ..todos.state import TodoState, load_partial
 from ..todos.writes import Built, _free_slug, apply, put_new, tag_registrations
-from .plan import PlannedColumn, PlannedSpace, PlannedTask, SourceError, stop_if_asked
+from .plan import PlannedColumn, PlannedSpace, PlannedTask, SourceError, same_name, stop_if_asked
 
 #: Records (root tasks + subtasks) per transaction: with their change records, list sizes and
 #: graph counts well inside the 100 operations of one transaction.
@@ -58,9 +61,32 @@ def _column(space_id: str, column: PlannedColumn, position: str, now: str) -> It
             "archived": False, "revision": 1, "createdAt": now, "updatedAt": now}  # fmt: skip
 
 
+def _into_existing(state: TodoState, planned: PlannedSpace) -> Item | None:
+    """The account's live space named as the project (the first in the board's order), when the
+    import has no space of its own for it yet: the project goes into it, its sections into the
+    open columns of the same names (the planned ids changed to theirs), the others added."""
+    wanted = same_name(planned.name)
+    found = [space for space in state.spaces.values() if same_name(str(space["name"])) == wanted]
+    if not found:
+        return None
+    space = min(found, key=lambda s: (str(s["position"]), str(s["id"])))
+    open_columns: dict[str, str] = {}
+    for there in state.columns_of(space["id"], include_archived=False):
+        open_columns.setdefault(same_name(str(there["name"])), str(there["id"]))
+    for column in planned.columns:
+        if column.column_id not in state.columns and same_name(column.name) in open_columns:
+            column.column_id = open_columns[same_name(column.name)]
+            column.existing = True
+    planned.space_id = space["id"]
+    planned.into = str(space["name"])
+    return space
+
+
 def write_space(call: Call, planned: PlannedSpace) -> Counter[str]:
     """The space and any of its columns not there yet, COLUMNS_PER_WRITE columns a transaction
-    (the space with the first of them); counts of what was created."""
+    (the space with the first of them); counts of what was created. A project named as a live
+    space of the account (`same_name`) goes into that space (`_into_existing`: `planned` then
+    names it, and its columns the ones it joins) rather than a second space of that name."""
     user_id = call.principal.user_id
     created: Counter[str] = Counter()
     while True:
@@ -71,6 +97,8 @@ def write_space(call: Call, planned: PlannedSpace) -> Counter[str]:
             now = now_timestamp()
             ops: list[WriteOp] = []
             space = state.spaces.get(planned.space_id)
+            if space is None:
+                space = _into_existing(state, planned)
             if space is None:
                 slug = _free_slug(state, model.slugify(planned.name))
                 last = max((s["position"] for s in state.spaces.values()), default=None)
@@ -125,6 +153,105 @@ def check_planned(space: PlannedSpace) -> None:
                     ) from None
 
 
+def _inbox_record(planned: PlannedTask, position: str, now: str) -> Item:
+    """An inbox item with its subtasks inside (a title and notes each: `todoist` kept the rest in
+    their notes), as `todos.inbox.records.new_item` builds one, under the planned ids."""
+    args: dict[str, Any] = {"title": planned.title, "notes": planned.notes, "priority": planned.priority,
+                            "tags": planned.tags, "due": planned.due, "timezone": planned.timezone}  # fmt: skip
+    subtasks = planned.subtasks[: inbox_records.MAX_INBOX_SUBTASKS]
+    positions = model.positions_between(None, None, len(subtasks)) if subtasks else []
+    item: Item = {"id": planned.task_id, **model.new_task_fields(args, now), "position": position,
+                  "subtasks": [{"id": sub.task_id, "title": model.check_title(sub.title),
+                                "notes": model.check_notes(sub.notes), "isDone": sub.done, "position": at,
+                                "attachments": []} for sub, at in zip(subtasks, positions, strict=True)]}  # fmt: skip
+    return inbox_records.check_size(item)
+
+
+def check_inbox(items: list[PlannedTask]) -> None:
+    """Every planned inbox item as the write path will build it, before the import's first write."""
+    now = now_timestamp()
+    for planned in items:
+        try:
+            _inbox_record(planned, "a", now)
+        except ValidationError as error:
+            raise SourceError(
+                Text("%(task)s: %(reason)s", task=planned.label or planned.title, reason=error.text)
+            ) from None
+
+
+#: What one batch of tasks or inbox items may weigh, counting each record twice (a change record
+#: beside it): the transaction's limit less room for its list sizes, counts and tags.
+BATCH_BYTES = MAX_TRANSACTION_BYTES - 200_000
+
+
+def _inbox_batches(entries: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, PlannedTask]]]:
+    """Up to BATCH_RECORDS items a batch, and BATCH_BYTES: an item with its subtasks inside
+    weighs up to 350 KB (`inbox_records.MAX_STORED_BYTES`), 24 of them with their change records
+    some 16 MB, past what one transaction takes."""
+    batches: list[list[tuple[str, PlannedTask]]] = []
+    used = 0
+    now = now_timestamp()
+    for entry in entries:
+        weight = 2 * len(json.dumps(_inbox_record(entry[1], entry[0], now), ensure_ascii=False).encode("utf-8"))
+        if not batches or len(batches[-1]) >= BATCH_RECORDS or used + weight > BATCH_BYTES:
+            batches.append([])
+            used = 0
+        batches[-1].append(entry)
+        used += weight
+    return batches
+
+
+def write_inbox(
+    call: Call,
+    planned: list[PlannedTask],
+    created: Counter[str],
+    written: list[PlannedTask] | None = None,
+    *,
+    between: Callable[[], None] | None = None,
+) -> None:
+    """The inbox items not there yet (read by key first), BATCH_RECORDS a transaction, after the
+    live items that are not the plan's (a run resumed or repeated puts the missing ones where the
+    first run did); `created`, `written` and `between` as `write_tasks`'s."""
+    items, user_id = call.services.items, call.principal.user_id
+    ids = {task.task_id for task in planned}
+    state = load_partial(items, user_id)
+    after = max((str(i["position"]) for i in state.live_inbox() if i["id"] not in ids), default=None)
+    positions = model.positions_between(after, None, len(planned)) if planned else []
+    register_tags(call, [tag for task in planned for tag in task.tags])
+    for index, batch in enumerate(_inbox_batches(list(zip(positions, planned, strict=True)))):
+        if index and between is not None:
+            between()
+        stop_if_asked()
+        found = items.batch_get([keys.inbox_key(user_id, task.task_id) for _position, task in batch])
+        there = {item["id"] for item in found}
+        fresh = [(position, task) for position, task in batch if task.task_id not in there]
+        created["existing"] += len(batch) - len(fresh)
+        created["in_trash"] += sum(1 for item in found if item.get("deletedAt"))
+        if not fresh:
+            continue
+        counted: Counter[str] = Counter()
+
+        def build(
+            state: TodoState, fresh: list[tuple[str, PlannedTask]] = fresh, counted: Counter[str] = counted
+        ) -> Built:
+            counted.clear()
+            now = now_timestamp()
+            ops: list[WriteOp] = []
+            tags: list[str] = []
+            for position, task in fresh:
+                ops.append(put_new(user_id, "inbox", _inbox_record(task, position, now)))
+                tags += task.tags
+                counted["tasks"] += 1
+                counted["subtasks"] += min(len(task.subtasks), inbox_records.MAX_INBOX_SUBTASKS)
+                counted["comments"] += task.comments + sum(sub.comments for sub in task.subtasks)
+            return {}, ops + tag_registrations(state, user_id, tags, now)
+
+        apply(call, build, _conflict("inbox items"))
+        created.update(counted)
+        if written is not None:
+            written.extend(record for _position, task in fresh for record in (task, *task.subtasks))
+
+
 def register_tags(call: Call, tags: list[str]) -> int:
     """The tags the registry does not know yet, TAGS_PER_WRITE a transaction; how many were new."""
     wanted = list(dict.fromkeys(tags))
@@ -144,16 +271,38 @@ def register_tags(call: Call, tags: list[str]) -> int:
 
 
 def _batches(tasks: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, PlannedTask]]]:
+    """Root tasks with their subtasks, up to BATCH_RECORDS records a batch and BATCH_BYTES
+    (twice the records' weight): 24 tasks of 49,000 Chinese characters of notes were 3.6 MB, past
+    what one transaction takes, and the same file imported again stopped at the same batch."""
     batches: list[list[tuple[str, PlannedTask]]] = []
     size = BATCH_RECORDS
+    used = 0
     for entry in tasks:
         records = 1 + len(entry[1].subtasks)
-        if size + records > BATCH_RECORDS and (not batches or batches[-1]):
+        weight = 2 * sum(_weight(record) for record in (entry[1], *entry[1].subtasks))
+        if (size + records > BATCH_RECORDS or used + weight > BATCH_BYTES) and (not batches or batches[-1]):
             batches.append([])
-            size = 0
+            size = used = 0
         batches[-1].append(entry)
         size += records
+        used += weight
     return batches
+
+
+def _weight(record: PlannedTask) -> int:
+    """About what a planned task weighs as a stored record (its text in UTF-8, and the rest)."""
+    text = record.title + record.notes + "".join(record.tags) + json.dumps(record.due)
+    return len(text.encode("utf-8")) + 1_000
+
+
+def _after_the_others(call: Call, column: PlannedColumn) -> str | None:
+    """The last position of a column the account had, among its live tasks this plan does not
+    hold (a run resumed or repeated puts the plan's tasks where the first run did): the import's
+    tasks go after the person's own."""
+    planned = {task.task_id for task in column.tasks}
+    state = load_partial(call.services.items, call.principal.user_id)
+    others = [str(task["position"]) for task in state.root_tasks(column.column_id) if task["id"] not in planned]
+    return max(others, default=None)
 
 
 def write_tasks(
@@ -170,7 +319,8 @@ def write_tasks(
     planned tasks and subtasks each batch wrote, and `between` is called after each batch (the
     run's progress: a column of 5,000 tasks is some 200 batches)."""
     items, user_id = call.services.items, call.principal.user_id
-    positions = model.positions_between(None, None, len(column.tasks)) if column.tasks else []
+    after = _after_the_others(call, column) if column.existing else None
+    positions = model.positions_between(after, None, len(column.tasks)) if column.tasks else []
     register_tags(call, [tag for task in column.tasks for record in (task, *task.subtasks) for tag in record.tags])
     for index, batch in enumerate(_batches(list(zip(positions, column.tasks, strict=True)))):
         if index and between is not None:  # the batches before this one told (at most once a second)

@@ -6,7 +6,10 @@ the person typed it), DATE_LANG, TIMEZONE; newer exports add DURATION, DURATION_
 DEADLINE_LANG.
 
 - a file (a project) becomes a space named after it (`Groceries [2203306141].csv` -> Groceries; a
-  file without a name, `plan_todoist`'s `unnamed`: "Todoist import (<day>)" in the person's language);
+  file without a name, `plan_todoist`'s `unnamed`: "Todoist import (<day>)" in the person's language),
+  or, named as a space the account has, goes into that one (decided at write time, `todo_writes`);
+- Todoist's Inbox project (`Inbox.csv`, `Inbox [<id>].csv`) becomes inbox items instead (`_inbox_items`):
+  its sections, a recurrence, and a subtask's date, labels and priority are kept in the notes;
 - a section becomes a column; tasks before the first section go to a first column named as a new
   board's (`To do`, 待办: the person's language, docs/i18n.md);
 - INDENT 1 is a task, deeper rows its subtasks (MeSQ has one level: deeper ones are subtasks of
@@ -56,6 +59,7 @@ from .plan import (
     SourceError,
     comment_heading,
     derived_id,
+    same_name,
 )
 
 SOURCE = "todoist"
@@ -98,6 +102,9 @@ FIRST_COLUMN = model.DEFAULT_COLUMNS[0][1]
 #: such a project had before it was named in the person's language, so an earlier import of the
 #: same file is found again. Its space's name is `plan_todoist`'s `unnamed`.
 UNNAMED_KEY = "Todoist"
+#: The name of Todoist's own inbox project (`Inbox.csv`, `Inbox [2203306140].csv`), in every
+#: language of Todoist's app: its tasks go into MeSQ's inbox, not a space named "Inbox".
+INBOX = "Inbox"
 
 
 @dataclass(frozen=True)
@@ -357,6 +364,11 @@ class _Project:
         with_id: bool = False,
     ) -> None:
         self.user_id, self.zone, self.now, self.report = user_id, zone, now, report
+        #: Todoist's Inbox project: its tasks become inbox items (`plan_todoist`), which hold no
+        #: section, no recurrence, and subtasks of a title and notes only (the rest kept in the notes).
+        self.inbox = not with_id and same_name(project_name(file_name) or "") == same_name(INBOX)
+        #: The section the rows read now are under (an inbox item's notes name it).
+        self.section_name: str | None = None
         self.say = say
         self.first_column = first_column
         named = _with_project_id(file_name) if with_id else project_name(file_name)
@@ -407,6 +419,7 @@ class _Project:
 
     def section(self, name: str, line: int) -> None:
         title = " ".join(name.split())[: model.NAME_MAX] or "—"
+        self.section_name = title
         if len(self.space.columns) >= model.MAX_COLUMNS_PER_SPACE:
             self.report.keep(
                 self.line_label(line),
@@ -469,14 +482,26 @@ class _Project:
         deadline = row.get("DEADLINE", "").strip()
         if deadline:
             kept.append(Text("deadline %(date)s", date=quoted(deadline, WHOLE)))
+        code = row.get("PRIORITY", "").strip()
+        priority = _PRIORITY.get(code, "none")
+        parent = self.root if depth > 1 else None
+        if self.inbox and parent is None and self.section_name is not None:
+            kept.append(Text("section %(section)s", section=quoted(self.section_name, WHOLE)))
+        if self.inbox and parent is not None:  # an inbox item's subtask holds a title and notes only
+            kept += [Text("label %(label)s", label="@" + tag) for tag in tags]
+            tags = []
+            if read.due is not None:
+                kept.append(Text("date %(date)s", date=quoted(date_text, WHOLE)))
+                read = DateRead(None, None, None)
+            if priority != "none":
+                kept.append(Text("priority %(priority)s", priority="p" + code))
+                priority = "none"
         if kept:
             notes = (notes + "\n\n" if notes else "") + "\n".join(self._kept_line(item) for item in kept)
             said = kept[0]
             for more in kept[1:]:
                 said = Text("%(list)s; %(item)s", list=said, item=more)
             self.report.keep(where, Text("%(items)s kept in the notes", items=said))
-        priority = _PRIORITY.get(row.get("PRIORITY", "").strip(), "none")
-        parent = self.root if depth > 1 else None
         self._current_column()
         identity = (self.column_key, *((parent.title,) if parent else ()), content)
         task = PlannedTask(
@@ -498,6 +523,17 @@ class _Project:
                 )
             if depth > 1:
                 self.report.keep(where, Text("a subtask without a task above it: imported as a task"))
+            if self.inbox and read.rule:
+                kept_date = self._kept_line(Text("date %(date)s", date=quoted(date_text, WHOLE)))
+                task.notes = (task.notes + "\n\n" if task.notes else "") + kept_date
+                task.recurrence = None  # its due stays: the next occurrence
+                self.report.keep(
+                    where,
+                    Text(
+                        "a recurring task (%(date)s); inbox items do not recur in MeSQ, kept in the notes",
+                        date=quoted(date_text, WHOLE),
+                    ),
+                )
             self._current_column().tasks.append(task)
             self.root = task
         else:
@@ -601,6 +637,19 @@ class _Project:
         return self.space
 
 
+def _inbox_items(space: PlannedSpace) -> list[PlannedTask]:
+    """The Inbox project's tasks, in order, as inbox items (their ids of their own kind: `ti…`,
+    derived as a task's are, so a second import finds them)."""
+    items = []
+    for column in space.columns:
+        for task in column.tasks:
+            task.task_id = "ti" + task.task_id[2:]
+            for sub in task.subtasks:
+                sub.task_id = "ti" + sub.task_id[2:]
+            items.append(task)
+    return items
+
+
 def _too_much_text(file_name: str) -> NoReturn:
     shown = f"{MAX_TEXT_CHARACTERS:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
     raise SourceError(
@@ -632,6 +681,7 @@ def plan_todoist(
     plan = Plan(report)
     names: set[str] = set()
     task_rows = characters = 0
+    inbox_read = False  # an Inbox.csv of no task is a file read (nothing to import), not "no file"
     for file_name, data in files:
         project = _Project(user_id, file_name, zone, now, report, say, first_column, unnamed)
         if project.key in names and _with_project_id(file_name) not in (None, project.key):
@@ -673,15 +723,20 @@ def plan_todoist(
                 project.unknown(row, line)
             if characters + project.text > MAX_TEXT_CHARACTERS:  # before any write, as rows are read
                 _too_much_text(file_name)
-        plan.spaces.append(project.finish())
+        space = project.finish()
+        if project.inbox:
+            plan.inbox += _inbox_items(space)
+            inbox_read = True
+        else:
+            plan.spaces.append(space)
         characters += sum(
             len(planned.title) + len(planned.notes)
-            for column in plan.spaces[-1].columns
+            for column in space.columns
             for task in column.tasks
             for planned in (task, *task.subtasks)
         )
         if characters > MAX_TEXT_CHARACTERS:  # before the next file is read, and before any write
             _too_much_text(file_name)
-    if not plan.spaces:
+    if not plan.spaces and not inbox_read:
         raise SourceError(Text("no Todoist CSV file (TYPE, CONTENT, ...) found"))
     return plan

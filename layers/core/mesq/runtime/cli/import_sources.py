@@ -71,6 +71,8 @@ def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
         print(f"mesq: kept as text {which}: {what}", file=sys.stderr)
     for which, what in report.shortened:
         print(f"mesq: imported but shortened {which}: {what}", file=sys.stderr)
+    for which, what in report.merged:
+        print(f"mesq: {which}: {what}", file=sys.stderr)
     undo = f"{command_path()} import {args.username} --undo-run {report.run_id}{rerun_options(services.settings)}"
     print(f"{report.summary()}; {report.seconds:.1f}s; to undo it: {undo}")
     return 1 if report.skipped_count else 0

@@ -107,6 +107,7 @@ async def report_page(page: Page) -> Response:
         skipped=said(page, stored, "skipped", "why"),
         kept=said(page, stored, "kept", "what"),
         shortened=said(page, stored, "shortened", "what"),
+        merged=said(page, stored, "merged", "what"),
         cut_short=page.translator.text(Text.from_stored(stored["cutShort"])) if stored.get("cutShort") else "",
     )
 
