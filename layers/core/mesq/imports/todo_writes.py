@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from ..kernel.context import Call
 from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
-from ..kernel.ports.storage import MAX_TRANSACTION_BYTES, Condition, Item, Put, WriteOp
+from ..kernel.ports.storage import MAX_TRANSACTION_BYTES, Condition, Item, Key, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
 from ..todos import keys, model, recurrence
 from ..todos.board.tasks import open_column_check
@@ -201,6 +202,30 @@ def _inbox_batches(entries: list[tuple[str, PlannedTask]]) -> list[list[tuple[st
     return batches
 
 
+def _not_yet_there(
+    call: Call,
+    batches: list[list[tuple[str, PlannedTask]]],
+    key_of: Callable[[str], Key],
+    created: Counter[str],
+    between: Callable[[], None] | None,
+) -> Iterator[list[tuple[str, PlannedTask]]]:
+    """Each batch's tasks not stored yet (read by key), counting in `created` those already there
+    (`existing`, `in_trash`); a batch with none is skipped. `between` is called before every batch
+    but the first (the batches before it told, at most once a second), and the run stops between
+    two batches when asked (the server is stopping, or the request's time is up)."""
+    for index, batch in enumerate(batches):
+        if index and between is not None:
+            between()
+        stop_if_asked()
+        found = call.services.items.batch_get([key_of(task.task_id) for _position, task in batch])
+        there = {item["id"] for item in found}
+        fresh = [(position, task) for position, task in batch if task.task_id not in there]
+        created["existing"] += len(batch) - len(fresh)
+        created["in_trash"] += sum(1 for item in found if item.get("deletedAt"))
+        if fresh:
+            yield fresh
+
+
 def write_inbox(
     call: Call,
     planned: list[PlannedTask],
@@ -218,17 +243,8 @@ def write_inbox(
     after = max((str(i["position"]) for i in state.live_inbox() if i["id"] not in ids), default=None)
     positions = model.positions_between(after, None, len(planned)) if planned else []
     register_tags(call, [tag for task in planned for tag in task.tags])
-    for index, batch in enumerate(_inbox_batches(list(zip(positions, planned, strict=True)))):
-        if index and between is not None:
-            between()
-        stop_if_asked()
-        found = items.batch_get([keys.inbox_key(user_id, task.task_id) for _position, task in batch])
-        there = {item["id"] for item in found}
-        fresh = [(position, task) for position, task in batch if task.task_id not in there]
-        created["existing"] += len(batch) - len(fresh)
-        created["in_trash"] += sum(1 for item in found if item.get("deletedAt"))
-        if not fresh:
-            continue
+    batches = _inbox_batches(list(zip(positions, planned, strict=True)))
+    for fresh in _not_yet_there(call, batches, partial(keys.inbox_key, user_id), created, between):
         counted: Counter[str] = Counter()
 
         def build(
@@ -318,22 +334,12 @@ def write_tasks(
     written, batch by batch (so a fault partway still says what is there), `written` gets the
     planned tasks and subtasks each batch wrote, and `between` is called after each batch (the
     run's progress: a column of 5,000 tasks is some 200 batches)."""
-    items, user_id = call.services.items, call.principal.user_id
+    user_id = call.principal.user_id
     after = _after_the_others(call, column) if column.existing else None
     positions = model.positions_between(after, None, len(column.tasks)) if column.tasks else []
     register_tags(call, [tag for task in column.tasks for record in (task, *task.subtasks) for tag in record.tags])
-    for index, batch in enumerate(_batches(list(zip(positions, column.tasks, strict=True)))):
-        if index and between is not None:  # the batches before this one told (at most once a second)
-            between()
-        stop_if_asked()  # the server is stopping, or the request's time is up: end between two batches
-        ids = [task.task_id for _position, task in batch]
-        found = items.batch_get([keys.task_key(user_id, ident) for ident in ids])
-        there = {item["id"] for item in found}
-        fresh = [(position, task) for position, task in batch if task.task_id not in there]
-        created["existing"] += len(batch) - len(fresh)
-        created["in_trash"] += sum(1 for item in found if item.get("deletedAt"))
-        if not fresh:
-            continue
+    batches = _batches(list(zip(positions, column.tasks, strict=True)))
+    for fresh in _not_yet_there(call, batches, partial(keys.task_key, user_id), created, between):
         counted: Counter[str] = Counter()
 
         def build(
