@@ -13,14 +13,13 @@ the connection without an answer (or answers 504 with a proxy's page), as a prox
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from ...support.http_stub import QuietHandler, serving
 from ..chromium import chromium_page
 from ..conftest import Browser
 
@@ -50,7 +49,7 @@ PROXY_ANSWERS = {
 
 @contextmanager
 def _dropping_server(files: dict[str, tuple[bytes, str]], answer: int | None) -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             body, kind = files[self.path.split("?")[0]]
             self.send_response(200)
@@ -74,17 +73,8 @@ def _dropping_server(files: dict[str, tuple[bytes, str]], answer: int | None) ->
             self.end_headers()
             self.wfile.write(page)
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as base_url:
+        yield base_url
 
 
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
