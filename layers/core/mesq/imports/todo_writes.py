@@ -189,15 +189,31 @@ def _inbox_batches(entries: list[tuple[str, PlannedTask]]) -> list[list[tuple[st
     """Up to BATCH_RECORDS items a batch, and BATCH_BYTES: an item with its subtasks inside
     weighs up to 350 KB (`inbox_records.MAX_STORED_BYTES`), 24 of them with their change records
     some 16 MB, past what one transaction takes."""
-    batches: list[list[tuple[str, PlannedTask]]] = []
-    used = 0
     now = now_timestamp()
+
+    def weight(entry: tuple[str, PlannedTask]) -> int:
+        return 2 * len(json.dumps(_inbox_record(entry[1], entry[0], now), ensure_ascii=False).encode("utf-8"))
+
+    return _packed(entries, lambda _entry: 1, weight)
+
+
+def _packed(
+    entries: list[tuple[str, PlannedTask]],
+    records_of: Callable[[tuple[str, PlannedTask]], int],
+    weight_of: Callable[[tuple[str, PlannedTask]], int],
+) -> list[list[tuple[str, PlannedTask]]]:
+    """`entries` in order, cut into batches of at most BATCH_RECORDS records and BATCH_BYTES of
+    weight (an entry past either alone is a batch of its own, never an empty one)."""
+    batches: list[list[tuple[str, PlannedTask]]] = []
+    size = BATCH_RECORDS
+    used = 0
     for entry in entries:
-        weight = 2 * len(json.dumps(_inbox_record(entry[1], entry[0], now), ensure_ascii=False).encode("utf-8"))
-        if not batches or len(batches[-1]) >= BATCH_RECORDS or used + weight > BATCH_BYTES:
+        records, weight = records_of(entry), weight_of(entry)
+        if (size + records > BATCH_RECORDS or used + weight > BATCH_BYTES) and (not batches or batches[-1]):
             batches.append([])
-            used = 0
+            size = used = 0
         batches[-1].append(entry)
+        size += records
         used += weight
     return batches
 
@@ -290,19 +306,11 @@ def _batches(tasks: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, Plann
     """Root tasks with their subtasks, up to BATCH_RECORDS records a batch and BATCH_BYTES
     (twice the records' weight): 24 tasks of 49,000 Chinese characters of notes were 3.6 MB, past
     what one transaction takes, and the same file imported again stopped at the same batch."""
-    batches: list[list[tuple[str, PlannedTask]]] = []
-    size = BATCH_RECORDS
-    used = 0
-    for entry in tasks:
-        records = 1 + len(entry[1].subtasks)
-        weight = 2 * sum(_weight(record) for record in (entry[1], *entry[1].subtasks))
-        if (size + records > BATCH_RECORDS or used + weight > BATCH_BYTES) and (not batches or batches[-1]):
-            batches.append([])
-            size = used = 0
-        batches[-1].append(entry)
-        size += records
-        used += weight
-    return batches
+    return _packed(
+        tasks,
+        lambda entry: 1 + len(entry[1].subtasks),
+        lambda entry: 2 * sum(_weight(record) for record in (entry[1], *entry[1].subtasks)),
+    )
 
 
 def _weight(record: PlannedTask) -> int:
