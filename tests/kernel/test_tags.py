@@ -239,6 +239,47 @@ def test_code_is_skipped_and_the_character_before_code_counts():
     assert rename_tag("中文#p `中文#p` 《书》#p/x C#p", "p", "q") == "中文#q `中文#p` 《书》#q/x C#p"
 
 
+#: A book or article title in title marks as a tag's part (`#读书/《三体》`): a part that starts with
+#: `《` (or `〈`) runs to its closing mark, its own punctuation in it; right after a tag's word (no
+#: slash) a title is text, as in running prose (`#读书《三体》很好看`). Python and ECMA-262 alike.
+TITLED = {
+    "#读书/《三体》 很好看": ["读书/《三体》"],
+    "#《三体》": ["《三体》"],
+    "＃读书/《三体》，推荐": ["读书/《三体》"],
+    "#读书/《三体：黑暗森林》#科幻": ["读书/《三体：黑暗森林》", "科幻"],
+    "#读书/《你好，旧时光》。": ["读书/《你好，旧时光》"],
+    "#读书/《哈利·波特与魔法石》": ["读书/《哈利·波特与魔法石》"],
+    "#文章/〈师说〉": ["文章/〈师说〉"],
+    "#读书/《三体》/第一部": ["读书/《三体》/第一部"],
+    "#读书/《三体》读后感": ["读书/《三体》"],
+    "读了《三体》#读书": ["读书"],
+    "#读书《三体》很好看": ["读书"],
+    "#读书/《三体": ["读书"],
+    "#读书/《三 体》": ["读书"],
+    "#读书/《》": ["读书"],
+    "#读书/《三体〉": ["读书"],
+    "#读书/《三体/死神永生》": ["读书"],
+    "**#读书/《三体》**": ["读书/《三体》"],
+}
+
+
+@pytest.mark.parametrize("text", TITLED)
+def test_a_part_in_title_marks_runs_to_its_closing_mark(text):
+    assert parse_tags(text) == TITLED[text]
+    for tag in TITLED[text]:
+        assert is_valid_tag(tag) and re.fullmatch(TAG_NAME_PATTERN, tag)
+
+
+def test_a_title_part_is_typed_and_renamed_whole():
+    typed = re.compile(TAG_TYPED_PATTERN)
+    assert typed.search("#读书/《三").group(1) == "读书/《三"
+    assert typed.search("#读书/《三体》").group(1) == "读书/《三体》"
+    assert typed.search("#《三体：").group(1) == "《三体："
+    assert typed.search("#读书《三") is None  # a title after the word, no slash: text
+    assert rename_tag("#读书/《三体》 #读书", "读书", "书") == "#书/《三体》 #书"
+    assert not any(map(is_valid_tag, ["读书《三体》", "《三体》x", "《三体", "《》", "a/《b〉", "《a b》"]))
+
+
 def test_rename_keeps_the_sign_it_was_written_with():
     assert rename_tag("＃周末 去爬山 #周末/远足", "周末", "假日") == "＃假日 去爬山 #假日/远足"
 

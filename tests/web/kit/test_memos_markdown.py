@@ -343,3 +343,10 @@ def test_a_footnote_stays_as_written_never_a_link_to_its_own_words() -> None:
     assert "[^note]: 页码123" in render_markdown("[^note]: 页码123")
     reference = render_markdown("见[维基][wiki]\n\n[wiki]: https://zh.wikipedia.org/wiki/三体")
     assert '<a href="https://zh.wikipedia.org/wiki/%E4%B8%89%E4%BD%93"' in reference and "[wiki]" not in reference
+
+
+def test_a_title_part_is_drawn_whole_in_its_tag_link() -> None:
+    html = str(render_markdown("#读书/《三体》 很好看，读了《三体：黑暗森林》#读书 **#《球状闪电》**"))
+    assert _drawn_tags(html) == ["读书/《三体》", "读书", "《球状闪电》"], html
+    assert f'class="memo-tag" rel="{LINK_REL}">#读书/《三体》</a> 很好看' in html, html
+    assert f'rel="{LINK_REL}">#《球状闪电》</a></strong>' in html, html

@@ -28,6 +28,9 @@ tag without it but be another). The zero-width non-joiner and joiner are parts o
 it, one first or last is not (`#می‌ x` is the tag `می`). A tag has at most MAX_TAG_LENGTH
 characters: a longer run is no tag, and a write that adds one is refused (memos/writes.py);
 imports and the re-tag pass keep it as text and report it (`overlong_tags`). `a/b` implies `a`.
+A part that starts with a title mark `《` or `〈` runs to its closing mark, the title's own
+punctuation in it (`#读书/《三体》`, `#《你好，旧时光》`); right after a part's word a title mark ends
+the tag as any punctuation does (`#读书《三体》` is `读书`; see `_TITLE`).
 
 In memo content only Markdown prose counts: a `#` that Markdown renders as code (spans, fenced
 and indented blocks, any fence length), in a link's text or target, or in an autolink is no tag.
@@ -86,13 +89,25 @@ _NOT_IN_TAG = (
 _TAG_CHAR = rf"[^{_NOT_IN_TAG}/{_JOINERS}]"
 # A segment of a tag's name: its characters, with single joiners between two of them.
 _SEGMENT = rf"{_TAG_CHAR}+(?:[{_JOINERS}]{_TAG_CHAR}+)*"
-# A tag's name: segments joined by single '/'s, not starting with a mark of its sign (variation
+# A title in title marks as a whole part (`#读书/《三体》`, `#文章/〈师说〉`): how Chinese writers
+# tag a book or an article. Inside the marks a title's own punctuation stays (`《三体：黑暗森林》`,
+# `《你好，旧时光》`); not whitespace, an invisible character or joiner, '/', a sign, another title
+# mark, nor ASCII that writes markup (`` ` * \ [ ] ( ) < > | ~ ``). A part that starts with `《`
+# runs to its `》` and ends there (`#读书/《三体》读后感` is `读书/《三体》`); an unclosed one is no
+# part (`#读书/《三体` is `读书`). After a part's word a title mark still ends the tag (`#读书《三体》`
+# is `读书`: a title right after a tag is the sentence's, as in `读了《三体》#读书`).
+_IN_TITLE = r"[^\s\x1c-\x1f\x85\ufeff\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f/#＃《》〈〉`*\\\[\]()<>|~]"
+_TITLE = rf"《{_IN_TITLE}+》|〈{_IN_TITLE}+〉"
+# One part of a tag's name: a segment or a title.
+_PART = rf"(?:{_TITLE}|{_SEGMENT})"
+# A tag's name: parts joined by single '/'s, not starting with a mark of its sign (variation
 # selectors, combining marks for symbols: `#️⃣` is the keycap emoji).
-_NAME = rf"(?![\ufe00-\ufe0f\u20d0-\u20ff]){_SEGMENT}(?:/{_SEGMENT})*"
+_NAME = rf"(?![\ufe00-\ufe0f\u20d0-\u20ff]){_PART}(?:/{_PART})*"
 # The TagName schema in openapi.yaml (a unit test keeps them equal): segments joined by single
-# '/'s, written with the class once (it is long, and every tools/list carries it many times).
+# '/'s, written with the class once (it is long, and every tools/list carries it many times), and
+# titles, each a whole part (at the start or after '/', and last or before '/').
 # `$(?!\n)`: Python's `$` also matches before a final newline, ECMA's only at the end.
-TAG_NAME_PATTERN = rf"^(?!/|.*//|.*/$)[^{_NOT_IN_TAG}]+$(?!\n)"
+TAG_NAME_PATTERN = rf"^(?!/|.*//|.*/$)(?:[^{_NOT_IN_TAG}]|(?<![^/])(?:{_TITLE})(?![^/]))+$(?!\n)"
 
 _CJK = CJK_CHARS  # kernel/cjk_text.py
 # Symbols and the punctuation Chinese text uses from outside the CJK blocks: Latin-1 symbols and
@@ -144,7 +159,12 @@ TAG_IN_TEXT_PATTERN = rf"{_COMMENT}|{_AUTOLINK}|{_LINK_URL}|{_URL}|{TAG_START}({
 #: The tag being typed at the end of the text (group 1: what follows its '#', possibly nothing,
 #: joiners included: the word goes on; none inside a URL or an autolink being typed): the
 #: composer's `#` suggestions (`static/memos.js`, ECMA-262 `u`) open where a tag would start.
-TAG_TYPED_PATTERN = rf"(?:{_AUTOLINK_OPEN}|{_LINK_URL}|{_URL}|{TAG_START}((?:{_TAG_CHAR}|[/{_JOINERS}])*))$(?!\n)"
+#: A title being typed is in the word from its opening mark (`#读书/《三`), to its closing one.
+TAG_TYPED_PATTERN = (
+    rf"(?:{_AUTOLINK_OPEN}|{_LINK_URL}|{_URL}|{TAG_START}("
+    rf"(?:{_TAG_CHAR}|[/{_JOINERS}]|(?<=[#＃/])(?:《{_IN_TITLE}*(?:》(?![^/]))?|〈{_IN_TITLE}*(?:〉(?![^/]))?))*"
+    r"))$(?!\n)"
+)
 
 _TAG = re.compile(TAG_IN_TEXT_PATTERN)
 #: A tag's name where it stands in text (after its sign).
@@ -153,13 +173,14 @@ _TAG_NAME = re.compile(TAG_NAME_PATTERN)
 
 MAX_TAG_LENGTH = 100
 #: The tag rule's version: memos stored under an older one are re-tagged once (memos/retag.py).
+#: 7: a part in title marks is a tag's part, to its closing mark (`#读书/《三体》`, `#《三体》`);
 #: 6: a footnote's definition (`[^1]: 注释#读书`) is text, no link reference: its tags count;
 #: 5: a non-joiner or joiner between two of a tag's characters is in it (`#می‌خواهم`); a CJK
 #: character ends a bare URL (`看https://x.test/页面很好#读书` tags 读书); 4: no tag in a URL, an HTML
 #: comment or anything Markdown renders as code or a link; a `#` after a symbol or emoji starts
 #: one; invisible characters end one; 3: the fullwidth `＃` is a tag's sign
 #: too; 2: a `#` after CJK text or punctuation starts a tag (issue 41); 1: only after whitespace.
-TAG_RULE_VERSION = 6
+TAG_RULE_VERSION = 7
 
 # The markers of mark_tags: Supplementary Private Use Areas A and B (no meaning of their own, and
 # to Markdown an ordinary character). Marker 2i stands for candidate i written with `#`, 2i+1 for
