@@ -58,6 +58,7 @@ class Member:
     size: int
     offset: int  # of its local header
     mode: int = 0  # the Unix file mode the entry records (its external attributes' high 16 bits)
+    legacy_name: bool = False  # read as cp437 (no UTF-8 mark, no UTF-8): its bytes are name.encode("cp437")
 
 
 def _line(where: str | Text, number: int) -> Text:
@@ -183,7 +184,7 @@ class BoundedZip:
             extra = handle.read(extra_length)
             position += _CENTRAL.size + name_length + extra_length + comment_length
             size, compressed, offset = _zip64_sizes(extra, size, compressed, offset)
-            name = _member_name(raw_name, flags)
+            name, legacy_name = _member_name(raw_name, flags)
             where = member_in(self.label, name)
             if flags & _ENCRYPTED:
                 raise ArchiveError(Text("%(where)s: encrypted members are not read", where=where))
@@ -206,7 +207,7 @@ class BoundedZip:
             total += size
             if total > caps.total_bytes:
                 raise CapExceeded("total uncompressed size", caps.total_bytes, self.label)
-            yield Member(name, method, crc, compressed, size, offset, mode)
+            yield Member(name, method, crc, compressed, size, offset, mode, legacy_name)
         if position != end:
             raise self._not_a_zip(Text("the central directory ends inside an entry"))
 
@@ -277,18 +278,20 @@ class BoundedZip:
             yield number + 1, bytes(pending).rstrip(b"\r")
 
 
-def _member_name(raw: bytes, flags: int) -> str:
-    """A member's name: UTF-8 when the entry says so (bit 11), and when it does not but its bytes
-    are UTF-8 all the same (Info-ZIP's `zip` on Linux, and other tools, write UTF-8 names without
-    the mark: an export unpacked and zipped again named 截图.png as cp437 mojibake); else cp437, the
-    format's own. A cp437 name that is also valid UTF-8 needs two or more characters of its upper
-    half in a row that spell a UTF-8 sequence: no name a person wrote in cp437 does."""
+def _member_name(raw: bytes, flags: int) -> tuple[str, bool]:
+    """A member's name, and whether it was read as cp437: UTF-8 when the entry says so (bit 11),
+    and when it does not but its bytes are UTF-8 all the same (Info-ZIP's `zip` on Linux, and other
+    tools, write UTF-8 names without the mark: an export unpacked and zipped again named 截图.png as
+    cp437 mojibake); else cp437, the format's own. A cp437 name that is also valid UTF-8 needs two
+    or more characters of its upper half in a row that spell a UTF-8 sequence: no name a person
+    wrote in cp437 does. cp437 maps every byte to its own character, so a cp437 name gives its
+    bytes back (imports/zipped.py reads a whole archive of GBK names from them)."""
     if flags & _UTF8:
-        return raw.decode("utf-8", errors="replace")
+        return raw.decode("utf-8", errors="replace"), False
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8"), False
     except UnicodeDecodeError:
-        return raw.decode("cp437")
+        return raw.decode("cp437"), True
 
 
 def _zip64_sizes(extra: bytes, size: int, compressed: int, offset: int) -> tuple[int, int, int]:

@@ -12,10 +12,14 @@ line and before anything is read from a member:
 - an encrypted member, or a compression other than stored and deflated.
 `read(name, limit)` then never returns more than the member declared (the reader stops there and
 checks the CRC) nor more than `limit`. Every refusal is a `SourceError`.
+
+Names are read as they were written: UTF-8 (marked or not), or GB18030 when every unmarked name
+past ASCII is Chinese in it (a ZIP made on Chinese Windows), else cp437 (`_named_as_written`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import posixpath
@@ -30,6 +34,7 @@ from ..archive.bounded_zip import CHUNK, Member, member_in
 from ..archive.bounded_zip import BoundedZip as ZipReader
 from ..archive.format import ArchiveError
 from ..archive.limits import GIB, CapExceeded, ZipCaps
+from ..kernel.cjk_text import CJK_CHARS
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from .plan import SourceError
@@ -40,6 +45,9 @@ IMPORT_ZIP = ZipCaps(members=100_000, total_bytes=8 * GIB)
 _BOMB_CAPS = frozenset({"member count", "central directory size", "total uncompressed size", "member size",
                         "compression ratio"})  # fmt: skip
 _DRIVE = re.compile(r"^[A-Za-z]:")
+#: What a Chinese name in GBK holds past ASCII: CJK text and punctuation, the middle dot (GBK's
+#: A1A4) and General Punctuation's quotes, dashes and ellipsis.
+_CHINESE = re.compile(f"[{CJK_CHARS}\u00b7\u2010-\u2027]")
 
 
 @contextmanager
@@ -70,7 +78,8 @@ class BoundedZip:
         self.members: dict[str, Member] = {}
         listed: list[Member] = []
         with _refused_as_source_errors():
-            for member in reader.members():
+            entries = list(reader.members())  # the caps checked entry by entry as it is walked
+            for member in _named_as_written(entries):
                 name = _checked_name(member.name, label)
                 if stat.S_ISLNK(member.mode):
                     raise SourceError(
@@ -128,6 +137,38 @@ class BoundedZip:
 
     def close(self) -> None:
         self.reader.close()
+
+
+def _named_as_written(members: list[Member]) -> list[Member]:
+    """The members with their names in GB18030 when the archive's legacy names are (`_gb18030`):
+    Explorer's "Send to > Compressed folder" on Chinese Windows, and older 7-Zip and WinRAR, write
+    names in the system's code page (GBK) without the UTF-8 mark, where cp437 read 截图.png as
+    `╜╪═╝.png` (a flomo card's picture "not in the export", a Todoist project's space in mojibake).
+    The archive is read one way: when every name read as cp437 with a byte past ASCII is GB18030
+    and Chinese text (`_gb18030`), all of them are; else none (a Western cp437 name such as
+    `café.txt`, whose bytes are no GB18030, keeps the archive in cp437 as before)."""
+    legacy = [member for member in members if member.legacy_name]
+    names = {member.name: _gb18030(member.name.encode("cp437")) for member in legacy}
+    if not legacy or None in names.values():
+        return members
+    return [
+        dataclasses.replace(member, name=names[member.name] or member.name, legacy_name=False)
+        if member.legacy_name
+        else member
+        for member in members
+    ]
+
+
+def _gb18030(raw: bytes) -> str | None:
+    """`raw` as GB18030 when it is that and reads as Chinese: every character past ASCII CJK (or
+    the middle dot and the General Punctuation quotes and dashes GBK holds); None otherwise. GBK
+    is GB18030's two-byte part, and the ASCII bytes it leaves alone include `\\` as a second byte
+    (運 is 0xDF 0x5C): read before the name is split at `\\` or `/`."""
+    try:
+        name = raw.decode("gb18030")
+    except UnicodeDecodeError:
+        return None
+    return name if all(ord(char) < 0x80 or _CHINESE.match(char) for char in name) else None
 
 
 def _checked_name(raw: str, label: str) -> str:
