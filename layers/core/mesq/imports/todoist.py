@@ -19,6 +19,8 @@ DEADLINE_LANG.
   Chinese: "every friday", "每周五", "tomorrow 5pm", "3月15日"; an ISO 8601 date and time as the instant
   it names), an "every ..." phrase becoming an
   RRULE; another DATE_LANG is read by dateparser in that language (dates only);
+- a task name's Markdown (`**bold**`, `*italic*`, `` `code` ``, `[text](url)`) loses its marks in the
+  title, a link's address going to the notes (`plain_title`);
 - a comment (`note`) is appended to its task's notes;
 - whatever cannot be read (a date phrase, a label that is not a tag, a project-level comment)
   is kept verbatim in the notes (or the first task's) and listed in the report, never dropped.
@@ -37,13 +39,15 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date, datetime
-from typing import Any, NoReturn
+from functools import cache
+from typing import TYPE_CHECKING, Any, NoReturn
 from zoneinfo import ZoneInfo
 
 import dateparser
 
 from ..kernel.errors import MesqError
 from ..kernel.i18n import Text, Translator
+from ..kernel.memo_markdown import markdown_parser
 from ..kernel.messages import WHOLE, quoted
 from ..kernel.tags import is_valid_tag
 from ..kernel.timestamps import parse_timestamp, parse_zone
@@ -61,6 +65,9 @@ from .plan import (
     derived_id,
     same_name,
 )
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 SOURCE = "todoist"
 MAX_CSV_BYTES = 64 * 1024 * 1024
@@ -88,6 +95,10 @@ _CJK_PUNCTUATION = "，。；：！？（）【】「」『』、《》“”‘
 #: then one separator of a list of labels (`，` `、` `；`), which the title loses with the label.
 _LABEL = re.compile(rf"(?<![^\s{_CJK_PUNCTUATION}])@([^\s@{_CJK_PUNCTUATION}]+)[，、；]?")
 _PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
+#: A task name that may hold Markdown (`plain_title`): one of the characters its marks start with.
+_MARKS = re.compile(r"[*_`\[\]<\\&]")
+#: Characters a link's words escape in the notes, so that they stay words there.
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>]")
 #: AUTHOR is `Ann (8908577)`: the name, then the Todoist user's number (`[…]` in older exports).
 _AUTHOR_ID = re.compile(r"\s*[\[(]\d+[\])]\s*$")
 _SENTINEL = "x"
@@ -160,6 +171,56 @@ def _read_date(text: str, language: str, zone: str, now: datetime) -> DateRead |
     else:
         return None
     return found
+
+
+def plain_title(title: str) -> tuple[str, list[str]]:
+    """A task name's words without its Markdown marks, and its links' addresses as lines for the
+    notes: Todoist shows `**bold**`, `*italic*` (`__` `_`), `` `code` `` and `[text](url)` in a
+    name as formatting, and its CSV keeps the marks, where a MeSQ title is plain text (the board,
+    the Reminders app over CalDAV, a reminder). Read by the memo parser (CJK-friendly emphasis:
+    `**《三体》**很好看`) without strikethrough, which Todoist does not draw; a bare URL or an
+    autolink stays in the title as its address, a link `[文档](https://…)` leaves `文档` there and
+    `[文档](https://…)` in the notes (`<https://…>` for a link without words, whose address is
+    then the title too). A name without a mark is returned as it is."""
+    if not _MARKS.search(title):
+        return title, []
+    words: list[str] = []
+    links: list[str] = []
+    opened: list[tuple[int, str]] = []  # where each open link's words start, and its address
+    tokens = _title_parser().parseInline(title)
+    for token in tokens[0].children or [] if tokens else []:
+        if token.type in ("text", "code_inline"):
+            words.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            words.append(" ")
+        elif token.type == "link_open":
+            bare = token.markup in ("autolink", "linkify")
+            opened.append((len(words), "" if bare else str(token.attrGet("href") or "")))
+        elif token.type == "link_close" and opened:
+            start, href = opened.pop()
+            text = " ".join("".join(words[start:]).split())
+            if href and not text:
+                words.append(href)
+            if href:
+                links.append(_link_line(text, href))
+        elif token.type == "image":  # `![alt](src)`: its words, and the address in the notes
+            words.append(token.content)
+            href = str(token.attrGet("src") or "")
+            if href:
+                links.append(_link_line(token.content, href))
+    plain = " ".join("".join(words).split())
+    return (plain, links) if plain else (title, [])
+
+
+def _link_line(text: str, href: str) -> str:
+    """A link of a task name as a line of its notes: `[words](address)`, `<address>` without words."""
+    words = _MARKDOWN_SPECIAL.sub(lambda mark: "\\" + mark.group(), text)
+    return f"[{words}]({href})" if text else f"<{href}>"
+
+
+@cache
+def _title_parser() -> MarkdownIt:
+    return markdown_parser().disable("strikethrough")
 
 
 def _due(value: date | datetime) -> dict[str, Any]:
@@ -383,6 +444,7 @@ class _Project:
         #: FIRST_COLUMN (not the column's name, which is in the person's language).
         self.column_key = FIRST_COLUMN
         self.root: PlannedTask | None = None
+        self.root_key = ""  # the root's title as written: its subtasks' ids derive from it
         self.last: PlannedTask | None = None
         self.seen: dict[tuple[str, ...], int] = {}
         self.orphan_notes: list[str] = []
@@ -459,7 +521,11 @@ class _Project:
         title = " ".join(_LABEL.sub(lambda m: "" if m.group(1).rstrip(",.;") in tags else m.group(0), content).split())
         if not title:
             title = content or self.say.gettext("(untitled)")
-        notes = row.get("DESCRIPTION", "").strip()
+        # A subtask's id derives from its task's title as written (marks and all, cut as a title
+        # is): the ids of an export imported before titles lost their marks stay the same.
+        key = title if len(title) <= model.TITLE_MAX else title[: model.TITLE_MAX - 1] + "…"
+        title, links = plain_title(title)
+        notes = "\n\n".join(part for part in (row.get("DESCRIPTION", "").strip(), "\n".join(links)) if part)
         if len(title) > model.TITLE_MAX:
             notes = f"{title}\n\n{notes}".strip()
             title = title[: model.TITLE_MAX - 1] + "…"
@@ -503,7 +569,7 @@ class _Project:
                 said = Text("%(list)s; %(item)s", list=said, item=more)
             self.report.keep(where, Text("%(items)s kept in the notes", items=said))
         self._current_column()
-        identity = (self.column_key, *((parent.title,) if parent else ()), content)
+        identity = (self.column_key, *((self.root_key,) if parent else ()), content)
         task = PlannedTask(
             task_id=self._id("tt", *identity),
             title=title,
@@ -535,7 +601,7 @@ class _Project:
                     ),
                 )
             self._current_column().tasks.append(task)
-            self.root = task
+            self.root, self.root_key = task, key
         else:
             if read.rule:
                 kept_date = self._kept_line(Text("date %(date)s", date=quoted(date_text, WHOLE)))
