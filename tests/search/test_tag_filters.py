@@ -74,3 +74,15 @@ def test_the_tag_filter_without_its_sign_finds_both_signs(client, alice):
         "/api/toolkit/memo/ai-search", headers=alice.headers, json={"query": "爬山", "tags": ["周末"]}
     ).json()["data"]
     assert len(answer["items"]) + len(answer.get("closestMatches", [])) == 2, answer
+
+
+def test_a_book_title_tag_filters_and_a_stray_title_mark_is_refused_in_its_words(client, alice):
+    for content in ("#读书/《三体》 很好看", "读了《三体》#读书", "#读书/《球状闪电》"):
+        assert client.post("/api/toolkit/memo", headers=alice.headers, json={"content": content}).status_code == 201
+    listed = client.get("/api/toolkit/memo", headers=alice.headers, params={"tags": "读书/《三体》"})
+    assert listed.status_code == 200, listed.text
+    assert [memo["content"] for memo in listed.json()["data"]["timelineItems"]] == ["#读书/《三体》 很好看"]
+    parent = client.get("/api/toolkit/memo", headers=alice.headers, params={"tags": "读书"}).json()["data"]
+    assert len(parent["timelineItems"]) == 3, parent
+    refused = client.get("/api/toolkit/memo", headers=alice.headers, params={"tags": "读书《三体》"})
+    assert refused.status_code == 400 and "读书/《三体》" in refused.json()["error"]["message"], refused.text
