@@ -261,7 +261,7 @@ def _searched(
     """`answer` of the query as asked, or, when it names a time ("上周", "last month"), of the
     rest of it over the notes created then (`period` says which days). When nothing in that
     window is a confident hit, the query as asked over every date when that has one (a diary's
-    "今天跑步" is words, not only a date), else the window's answer still: "昨天做了什么" shows
+    "今天跑步" is words, not only a date), else the window's answer still: "昨天的吉他课" shows
     what came nearest yesterday, not a closer-sounding note of another day. A query that asks for
     the period itself (`上周`, `上周写了什么`, "what did I write last week": period.listed_period)
     is answered with the window's records, newest first, even when there are none."""
