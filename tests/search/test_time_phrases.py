@@ -257,7 +257,7 @@ def test_last_week_alone_is_last_weeks_memos_newest_first(account: tuple[Service
             assert answer["period"]["createdFrom"] == format_timestamp(
                 datetime.combine(monday - timedelta(days=7), time(0), SHANGHAI)
             )
-            assert answer["closestMatches"] == [] and not answer["degraded"]
+            assert answer["closestMatches"] == [] and not answer["degraded"] and answer["period"]["listed"] is True
         assert len(run(services, operation, {"query": "上周", "limit": 2})["items"]) == 2
 
 
@@ -287,3 +287,4 @@ def test_today_lists_todays_memos_todos_and_reading_notes(make_services: Any) ->
         assert {hit["id"] for hit in answer["items"] if hit["kind"] != "reading_note"} == {memo, task, inbox}, kinds
         assert [snippet for kind, snippet in kinds if kind == "reading_note"] == ["人生而自由"], kinds
         assert len(kinds) == 4 and answer["period"]["phrase"] in ("今天", "today"), kinds
+        assert answer["period"]["listed"] is True

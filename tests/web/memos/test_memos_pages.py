@@ -194,12 +194,16 @@ def test_ai_search_of_a_period_alone_lists_its_memos_newest_first(
     )
     assert zh.status_code == 200 and "long ago" not in zh.text
     assert zh.text.index("friday: 买了新的台灯") < zh.text.index("tuesday: fixed the bike")
-    assert f"创建于 <strong>{first}</strong> 至 <strong>{last}</strong>（搜索中的“上周”）" in zh.text
+    # The sentence names the week alone: these are the week's memos, not the matches of words.
+    assert f"显示创建于 <strong>{first}</strong> 至 <strong>{last}</strong>（搜索中的“上周”）的笔记。" in zh.text
     en = ada.get("/?q=what+did+I+write+last+week&mode=ai", headers={"Accept-Language": "en-US"})
     assert (
         en.text.index("friday: 买了新的台灯") < en.text.index("tuesday: fixed the bike") and "long ago" not in en.text
     )
-    assert f"created from <strong>{first}</strong> to <strong>{last}</strong> (“last week” in the search)" in en.text
+    shown = (
+        f"Showing memos created from <strong>{first}</strong> to <strong>{last}</strong> (“last week” in the search)."
+    )
+    assert shown in en.text
 
 
 def test_a_degraded_ai_search_names_its_stages_in_the_pages_language(

@@ -268,7 +268,8 @@ def _searched(
     listed = _period(call, args, listed_period)
     if listed is not None:
         period, window = listed
-        return {**answer({**args, "query": LISTING}, window), "period": {"phrase": period.phrase, **window}}
+        listed_answer = answer({**args, "query": LISTING}, window)
+        return {**listed_answer, "period": {"phrase": period.phrase, **window, "listed": True}}
     read = _period(call, args)
     if read is None:
         return answer(args, None)
