@@ -23,6 +23,13 @@ def loaded() -> None:
     GLOSSARY.load()
 
 
+def test_a_word_with_the_dotted_capital_i_gets_the_plain_words_gloss() -> None:
+    """`İNTERNET` (a Turkish keyboard's capital I) had no gloss: casefold made it i + U+0307 +
+    nternet, two words the dictionary lacks. It folds as the literal search and the terms do."""
+    assert GLOSSARY.translate("internet")
+    assert GLOSSARY.translate("İNTERNET") == GLOSSARY.translate("İnternet") == GLOSSARY.translate("internet")
+
+
 @pytest.mark.parametrize(
     ("inflected", "headword"),
     [

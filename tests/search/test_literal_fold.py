@@ -303,3 +303,41 @@ def test_text_typed_composed_and_decomposed_find_each_other(
         True,
     )
     assert fold("cafe") not in fold(DECOMPOSED[0])  # as with café typed composed: no accent-blind match
+
+
+DOTTED = ("Two days in İstanbul", "istanbul ferry times", "ISTANBUL airport")
+
+
+@pytest.mark.parametrize("query", ["istanbul", "İstanbul", "İSTANBUL", "I\u0307stanbul"])
+def test_the_dotted_capital_i_finds_the_plain_letters_and_back(
+    services: Services, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`istanbul` did not find "İstanbul", nor `İSTANBUL` "istanbul": casefold turns İ (U+0130)
+    into i + U+0307, so the folded text kept a combining dot the plain letters lack. İ now folds
+    to i (written decomposed, I + U+0307, too: NFC makes it İ), through the indexes and the scans."""
+    call = _notes_and_memos_of(services, DOTTED)
+    with monkeypatch.context() as patch:
+        patch.setattr(reading_store, "every_note", _no_scan)
+        patch.setattr(memo_store, "all_memos", _no_scan)
+        notes_found = reading_ops.search_reading_notes(call, {"query": query})
+        memos_found = reads.search_memos(call, {"query": query})
+    with monkeypatch.context() as patch:
+        patch.setattr(reading_ops, "_indexed_hits", lambda *_args: None)
+        patch.setattr(reads, "_literal_matches", lambda *_args: None)
+        assert reading_ops.search_reading_notes(call, {"query": query}) == notes_found
+        assert reads.search_memos(call, {"query": query}) == memos_found
+    assert sorted(note["content"] for note in notes_found["notes"]) == sorted(DOTTED)
+    assert sorted(memo["content"] for memo in memos_found["timelineItems"]) == sorted(DOTTED)
+    assert marked(DOTTED[0], query) == [("Two days in ", False), ("İstanbul", True)]
+
+
+def test_the_dotted_capital_i_is_one_letter_and_other_scripts_are_unchanged() -> None:
+    """İ folds to one i (the AI index's terms too); Chinese, Japanese kana and Korean (composed or
+    as jamo, which NFC composes) fold as before: the characters themselves."""
+    from mesq.search.tokenizer import tokens
+
+    assert fold("İstanbul İZMİR") == "istanbul izmir" and tokens("İstanbul") == tokens("istanbul") == ["istanbul"]
+    assert fold("\u0131") == "\u0131"  # the dotless i is another letter
+    for text in ("中文搜索 上周的笔记", "ひらがな カタカナ ｶﾀｶﾅ ヴ", "한국어 서울 ㄱㄴ"):
+        assert fold(text) == text, text
+    assert fold(unicodedata.normalize("NFD", "한국어 서울")) == "한국어 서울"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -18,7 +19,7 @@ from mesq.adapters.models.local_models import BundledEmbedder
 from mesq.auth.user_zone import set_zone
 from mesq.kernel.timestamps import format_timestamp
 from mesq.search.indexer import rebuild
-from mesq.search.period import read_period
+from mesq.search.period import listed_period, read_period
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 
@@ -216,3 +217,74 @@ def test_a_query_without_a_time_reads_no_zone(
     assert zones == []
     run(services, "search_ai_memos", {"query": "上周读了什么书"})
     assert zones == ["u1"]
+
+
+def test_a_period_asked_for_as_a_whole_lists_its_records() -> None:
+    """Only a time phrase or a date, or one plus words that name no topic (period.NO_TOPIC_*),
+    asks for the period's records; any other word is a topic, searched in the window as before."""
+    today = date(2026, 12, 9)
+    listed = {
+        "上周": ("上周", date(2026, 11, 30)), "昨天": ("昨天", date(2026, 12, 8)),
+        "12月4日": ("12月4日", date(2026, 12, 4)), "上周写了什么": ("上周", date(2026, 11, 30)),
+        "昨天记了啥": ("昨天", date(2026, 12, 8)), "上个月的笔记": ("上个月", date(2026, 11, 1)),
+        "what did I write last week": ("last week", date(2026, 11, 30)),
+        "last week": ("last week", date(2026, 11, 30)), "  上个月？": ("上个月", date(2026, 11, 1)),
+        "昨天做了什么": ("昨天", date(2026, 12, 8)), "my notes from yesterday": ("yesterday", date(2026, 12, 8)),
+    }  # fmt: skip
+    for query, (phrase, start) in listed.items():
+        period = listed_period(query, today)
+        assert period is not None and (period.phrase, period.start, period.rest) == (phrase, start, ""), query
+    for query in ("上周读了什么书", "今天跑步", "昨天的吉他课", "上周写了什么代码", "what did I cook last month",
+                  "读书笔记", "登上月球的纪录片", "last week的会议", "上礼拜买的东西"):  # fmt: skip
+        assert listed_period(query, today) is None, query
+
+
+def test_last_week_alone_is_last_weeks_memos_newest_first(account: tuple[Services, dict[str, str]]) -> None:
+    """ "上周写了什么", "上周", "what did I write last week": the phrase was read and 写了什么 /
+    nothing / "what did I write" searched as words, which answered one random note or nothing.
+    Now they list the week's memos, newest first, and name the period."""
+    services, ids = account
+    today = datetime.now(UTC).astimezone(SHANGHAI).date()
+    monday = today - timedelta(days=today.weekday())
+    week = {"three_body", "ball", "hotpot", "cat", "deploy", "coffee", *(["shopping"] if today == monday else [])}
+    for operation in ("search_ai_memos", "search_everything"):
+        for query in ("上周写了什么", "上周", "what did I write last week", "上周的笔记"):
+            answer = run(services, operation, {"query": query})
+            names = _names(ids, answer["items"])
+            assert set(names) == week and len(names) == len(week), (operation, query, names)
+            assert names.index("coffee") < names.index("cat") < names.index("ball") < names.index("hotpot")
+            assert names.index("hotpot") < names.index("three_body") < names.index("deploy")
+            assert answer["period"]["createdFrom"] == format_timestamp(
+                datetime.combine(monday - timedelta(days=7), time(0), SHANGHAI)
+            )
+            assert answer["closestMatches"] == [] and not answer["degraded"] and answer["period"]["listed"] is True
+        assert len(run(services, operation, {"query": "上周", "limit": 2})["items"]) == 2
+
+
+def test_today_lists_todays_memos_todos_and_reading_notes(make_services: Any) -> None:
+    """search_everything's "今天记了啥": the memos, todo tasks, inbox items and reading notes of
+    today, newest first; none of another day. Without an AI index, the records themselves."""
+    from mesq.reading.merge import apply_snapshot
+    from mesq.reading.model import BookSnapshot, UpstreamBook, UpstreamNote
+
+    services = make_services()
+    now = datetime.now(UTC)
+    old = format_timestamp(now - timedelta(days=40))
+    memo = run(services, "create_memo", {"content": "超市的收据"})["memo"]["id"]
+    run(services, "create_memo", {"content": "很久以前的笔记", "createdAt": old})
+    task = run(services, "create_todo_task", {"title": "给房东打电话"})["task"]["id"]
+    inbox = run(services, "create_todo_inbox_item", {"title": "买电池"})["item"]["id"]
+    notes = (
+        UpstreamNote("highlight", "n1", "人生而自由", format_timestamp(now - timedelta(minutes=1))),
+        UpstreamNote("highlight", "n2", "很久以前的划线", old),
+    )
+    apply_snapshot(
+        services.items, "u1", BookSnapshot(UpstreamBook("b1", "社会契约论"), notes), format_timestamp(now), "import"
+    )
+    for query in ("今天记了啥", "today"):
+        answer = run(services, "search_everything", {"query": query})
+        kinds = [(hit["kind"], hit["snippet"]) for hit in answer["items"]]
+        assert {hit["id"] for hit in answer["items"] if hit["kind"] != "reading_note"} == {memo, task, inbox}, kinds
+        assert [snippet for kind, snippet in kinds if kind == "reading_note"] == ["人生而自由"], kinds
+        assert len(kinds) == 4 and answer["period"]["phrase"] in ("今天", "today"), kinds
+        assert answer["period"]["listed"] is True

@@ -175,6 +175,37 @@ def test_ai_search_reads_a_time_phrase_as_days_and_says_which(
     assert f"创建于 <strong>{day}</strong>（搜索中的“{day}”）" in on_a_day.text and " 至 " not in on_a_day.text
 
 
+def test_ai_search_of_a_period_alone_lists_its_memos_newest_first(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """ "上周写了什么" / "what did I write last week": the page showed nothing (写了什么 and "what
+    did I write" were searched as words in the week). Now the week's memos, newest first, and
+    the filter sentence names the week."""
+    ada = browser("ada")
+    today = datetime.now(ZoneInfo("UTC")).date()
+    monday = today - timedelta(days=today.weekday())
+    _memo(services, ada, "tuesday: fixed the bike", createdAt=f"{monday - timedelta(days=6)}T10:00:00Z")
+    _memo(services, ada, "friday: 买了新的台灯", createdAt=f"{monday - timedelta(days=3)}T10:00:00Z")
+    _memo(services, ada, "long ago: a walk", createdAt=f"{monday - timedelta(days=70)}T10:00:00Z")
+    build.run(services, ada.user_id)
+    first, last = (monday - timedelta(days=7)).isoformat(), (monday - timedelta(days=1)).isoformat()
+    zh = ada.get(
+        "/?q=%E4%B8%8A%E5%91%A8%E5%86%99%E4%BA%86%E4%BB%80%E4%B9%88&mode=ai", headers={"Accept-Language": "zh-CN"}
+    )
+    assert zh.status_code == 200 and "long ago" not in zh.text
+    assert zh.text.index("friday: 买了新的台灯") < zh.text.index("tuesday: fixed the bike")
+    # The sentence names the week alone: these are the week's memos, not the matches of words.
+    assert f"显示创建于 <strong>{first}</strong> 至 <strong>{last}</strong>（搜索中的“上周”）的笔记。" in zh.text
+    en = ada.get("/?q=what+did+I+write+last+week&mode=ai", headers={"Accept-Language": "en-US"})
+    assert (
+        en.text.index("friday: 买了新的台灯") < en.text.index("tuesday: fixed the bike") and "long ago" not in en.text
+    )
+    shown = (
+        f"Showing memos created from <strong>{first}</strong> to <strong>{last}</strong> (“last week” in the search)."
+    )
+    assert shown in en.text
+
+
 def test_a_degraded_ai_search_names_its_stages_in_the_pages_language(
     services: Services, browser: Callable[..., Browser]
 ) -> None:

@@ -154,3 +154,44 @@ def test_a_search_for_a_books_title_or_author_answers_with_the_book(
         expect(found.locator(".author mark")).to_have_text("Hamming")
         found.get_by_role("link", name="The Art of Doing Science").click()
         expect(page.locator("h1")).to_have_text("The Art of Doing Science")
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_a_search_no_note_holds_offers_the_nearest_in_meaning(
+    server: LiveServer,
+    tmp_path: Path,
+    shots: Path,  # noqa: F811
+    locale: str,
+) -> None:
+    """The note search is exact: "土地财政收入" is in no note, and the page said "0 notes match."
+    and nothing more. It now shows the notes nearest in meaning (AI search over reading notes:
+    the thought on 土地财政 and the highlight on 财政收入, whole, as hits show them) with their
+    books, and a way to the memo search by meaning, in the page's language, at 390 and 1280 px."""
+    expect, username = playwright_sync.expect, f"nearest-{locale.lower()}"
+    created = server.cli("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n")
+    assert created.returncode == 0, created.stderr
+    _import(server, username, sample_shelf(), tmp_path, "shelf.json")
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale=locale) as page:
+        _sign_in(page, server, username)
+        page.get_by_role("searchbox").fill("土地财政收入")
+        page.keyboard.press("Enter")
+        # The first AI search of a fresh server loads the model and the dictionaries: seconds.
+        count = "0 条阅读笔记匹配。" if locale == "zh-CN" else "0 notes match."
+        expect(page.locator("#hit-count")).to_have_text(count, timeout=90_000)
+        heading = "意思最接近的阅读笔记" if locale == "zh-CN" else "Nearest in meaning"
+        expect(page.get_by_role("heading", name=heading)).to_be_visible()
+        nearest = page.locator("#nearest li.hit")
+        expect(nearest).to_have_count(2)  # the confident ones only: not every note of the shelf
+        expect(nearest.filter(has_text="土地财政的起点")).to_have_count(1)
+        expect(nearest.filter(has_text="财政收入与支出的不匹配")).to_have_count(1)
+        expect(nearest.first.get_by_role("link", name="置身事内")).to_have_attribute(
+            "href", f"/reading/books/{book_id('b-1')}"
+        )
+        memos = page.get_by_role(
+            "link", name="按意思搜索你的笔记" if locale == "zh-CN" else "Search your memos by meaning"
+        )
+        expect(memos).to_have_attribute("href", "/?q=%E5%9C%9F%E5%9C%B0%E8%B4%A2%E6%94%BF%E6%94%B6%E5%85%A5&mode=ai")
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            page.screenshot(path=str(shots / f"shelf-nearest-{locale}-{width}.png"), full_page=True)

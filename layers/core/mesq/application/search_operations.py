@@ -34,7 +34,8 @@ from ..kernel.timestamps import format_timestamp, utc_now
 from ..memos.filters import filter_from
 from ..reading.store import read_book
 from ..search.documents import Doc, Kind, snippet
-from ..search.period import Period, read_period
+from ..search.period import Period, listed_period, read_period
+from ..search.searchables import searchables_of
 
 if TYPE_CHECKING:  # the index and pipeline (bm25s, numpy) load on the first search, not at cold start
     from ..search.index import SearchIndex
@@ -79,6 +80,21 @@ class _LiteralOutcome:
 
     def matched(self, doc: Doc) -> dict[str, int]:
         return {"literal": next(rank for rank, (hit, _) in enumerate(self.hits, 1) if hit.key == doc.key)}
+
+
+@dataclass
+class _ListedOutcome(_LiteralOutcome):
+    """A period's records themselves (`上周`, "what did I write last week"), newest first: no
+    branch matched them, the question asked for them all."""
+
+    degraded: bool = False
+
+    def matched(self, doc: Doc) -> dict[str, int]:
+        return {}
+
+
+#: The query `_run` reads as "list the window's records": a period asked for as a whole.
+LISTING = ""
 
 
 @dataclass
@@ -137,6 +153,9 @@ def _run(
 ) -> Outcome | _LiteralOutcome:
     runtime = call.services.search
     source = _source(call)
+    if args["query"] == LISTING:  # an index that lags or is missing: the records themselves, never degraded
+        index = source.index if source.why is None else None
+        return _listed(call, index, kinds, accept, args.get("limit") or DEFAULT_LIMIT)
     if source.index is None:  # the literal indexes' matches: no AI engine is imported for them
         from ..search.fallback import literal_hits
 
@@ -158,6 +177,34 @@ def _run(
         outcome.degraded = True
         outcome.reason = REASONS[source.why].format(progress=_progress(call) if "{" in REASONS[source.why] else "")
     return outcome
+
+
+def _listed(call: Call, index: SearchIndex | None, kinds: set[Kind], accept: Accept, limit: int) -> _ListedOutcome:
+    """The records `accept` takes (the window is in it), newest first: the index's documents, or,
+    without an index in step with the writes, the records themselves (read as the build reads
+    them), so the list is whole either way."""
+    started = time.perf_counter()
+    if index is not None:
+        docs = [entry.doc for entry in index.entries() if entry.doc.kind in kinds and accept(entry.doc)]
+    else:
+        docs = []
+        searchables = searchables_of(call.services)
+        partition = user_partition(call.principal.user_id)
+        for source in searchables.documents:
+            if source.kind not in kinds:
+                continue
+            after = None
+            while True:
+                page = call.services.items.query(partition, prefix=source.prefix, after=after, limit=1000)
+                docs += [doc for item in page.items if (doc := searchables.doc_of(item)) and accept(doc)]
+                if page.next_key is None:
+                    break
+                after = page.next_key
+    docs.sort(key=lambda doc: (str(doc.meta.get("createdAt") or ""), doc.key), reverse=True)
+    ms = round((time.perf_counter() - started) * 1000, 2)
+    return _ListedOutcome(
+        [(doc, 1.0) for doc in docs[:limit]], [{"name": "period", "status": "ok", "ms": ms, "candidates": len(docs)}]
+    )
 
 
 def _hit(outcome: Outcome | _LiteralOutcome, doc: Doc, score: float) -> dict[str, Any]:
@@ -182,16 +229,18 @@ def _answer(outcome: Outcome | _LiteralOutcome, hit: Callable[[Doc, float], dict
     return answer
 
 
-def _period(call: Call, args: dict[str, Any]) -> tuple[Period, dict[str, str]] | None:
-    """The query's time phrase (search/period.py) as createdFrom / createdTo in the user's zone
-    (else UTC), unless the caller gave a creation range of its own."""
+def _period(
+    call: Call, args: dict[str, Any], read: Callable[[str, date], Period | None] = read_period
+) -> tuple[Period, dict[str, str]] | None:
+    """The query's time phrase (search/period.py, `read`) as createdFrom / createdTo in the
+    user's zone (else UTC), unless the caller gave a creation range of its own."""
     if "createdFrom" in args or "createdTo" in args:
         return None
-    if read_period(args["query"], utc_now().date()) is None:  # most queries: no read of the zone
+    if read(args["query"], utc_now().date()) is None:  # most queries: no read of the zone
         return None
     zone_name = configured_zone(call.services.items, call.principal.user_id)
     zone = ZoneInfo(zone_name) if zone_name else ZoneInfo("UTC")
-    period = read_period(args["query"], utc_now().astimezone(zone).date())
+    period = read(args["query"], utc_now().astimezone(zone).date())
     if period is None:
         return None
 
@@ -212,8 +261,15 @@ def _searched(
     """`answer` of the query as asked, or, when it names a time ("上周", "last month"), of the
     rest of it over the notes created then (`period` says which days). When nothing in that
     window is a confident hit, the query as asked over every date when that has one (a diary's
-    "今天跑步" is words, not only a date), else the window's answer still: "昨天做了什么" shows
-    what came nearest yesterday, not a closer-sounding note of another day."""
+    "今天跑步" is words, not only a date), else the window's answer still: "昨天的吉他课" shows
+    what came nearest yesterday, not a closer-sounding note of another day. A query that asks for
+    the period itself (`上周`, `上周写了什么`, "what did I write last week": period.listed_period)
+    is answered with the window's records, newest first, even when there are none."""
+    listed = _period(call, args, listed_period)
+    if listed is not None:
+        period, window = listed
+        listed_answer = answer({**args, "query": LISTING}, window)
+        return {**listed_answer, "period": {"phrase": period.phrase, **window, "listed": True}}
     read = _period(call, args)
     if read is None:
         return answer(args, None)

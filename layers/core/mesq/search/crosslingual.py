@@ -47,6 +47,7 @@ from pathlib import Path
 from aws_lambda_powertools import Logger
 
 from ..kernel.i18n import HAN, is_chinese
+from .literal_kind import casefold
 from .tokenizer import STOPWORDS, segmenter
 from .traditional import to_simplified
 
@@ -366,7 +367,7 @@ class Glossary:
         return f"{surname} {''.join(reading for reading in given if reading)}"
 
     def _to_chinese(self, query: str) -> str:
-        words = _LATIN.findall(query.casefold())
+        words = _LATIN.findall(casefold(query))
         out: list[str] = []
         at = 0
         while at < len(words):

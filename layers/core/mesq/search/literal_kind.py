@@ -19,12 +19,13 @@ from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
 
 #: The fold's version, the default `format` of every kind: an index stored under another is rebuilt
-#: (literal_store.py). 5: text is read in NFC first, so a text typed precomposed (é, 한) and the
+#: (literal_store.py). 6: the dotted capital İ (U+0130) reads as i, not casefold's i + U+0307, so
+#: "istanbul" finds "İstanbul" and back; 5: text is read in NFC first, so a text typed precomposed (é, 한) and the
 #: same text decomposed (e + U+0301 or jamo, pasted from a macOS file name or a PDF) find each
 #: other; 4: every fullwidth ASCII form and the ideographic space read as ASCII;
 #: 3: traditional Chinese characters read as simplified; 2: U+FF03 reads as `#`; 1: `str.casefold`
 #: alone.
-FOLD_FORMAT = 5
+FOLD_FORMAT = 6
 #: The fullwidth forms of ASCII's printable characters (U+FF01-FF5E), exclamation mark to tilde.
 _FULLWIDTH_ASCII = range(0xFF01, 0xFF5F)
 _FULLWIDTH_OFFSET = 0xFF01 - 0x21
@@ -44,12 +45,19 @@ def _same() -> dict[int, str]:
     return {**table(), **widths, 0x3000: " "}
 
 
+def casefold(text: str) -> str:
+    """`str.casefold`, but the dotted capital İ (U+0130, Turkish and Azerbaijani; I + U+0307 once
+    NFC has composed it) is i: casefold's i + U+0307 left a combining dot that plain `istanbul`
+    lacks. The dotless i (U+0131) stays a letter of its own. (The AI index's terms fold alike: tokenizer.py.)"""
+    return text.replace("\u0130", "i").casefold()
+
+
 def fold(text: str) -> str:
     """Literal search's one fold, of the indexed text, the scan's text and the query alike: NFC,
-    `str.casefold`, then `_same()`. Unit by unit (`units`: a character with the combining marks
+    `casefold` (İ is i), then `_same()`. Unit by unit (`units`: a character with the combining marks
     or conjoining jamo after it folds the same wherever it stands), so a highlight maps each
     folded character back to the unit it came from (web/reading/marks.py)."""
-    return unicodedata.normalize("NFC", text).casefold().translate(_same())
+    return casefold(unicodedata.normalize("NFC", text)).translate(_same())
 
 
 def _joins_the_one_before(character: str) -> bool:

@@ -11,6 +11,13 @@ cut), so 登上月球 holds no 上月. Weeks start on Monday. A date is read too
 `12月4号`, `2026年12月4日`, `2026-12-04`, "December 4", "4 Dec 2026"), a month (`11月`,
 `2026年11月`, `去年12月`, "November 2026") or a year (`2025年`); without its year, the last such day or month
 up to today. Not read: "recently", "3 days ago", a month name alone ("May").
+
+`listed_period(query, today)` is the other reading: a query that is only a time phrase or a
+date, or one plus words that ask "what" without a topic (`上周`, `12月4日`, `昨天记了啥`,
+`上个月的笔记`, "what did I write last week"), asks for that period's records themselves, newest
+first; searching `写了什么` or "what did I write" as words answered nearly nothing, or noise. The
+words that name no topic are `NO_TOPIC_CHINESE` and `NO_TOPIC_ENGLISH` (docs/decisions.md):
+a rest made of them alone (and spaces, punctuation) is no topic; any other word is one.
 """
 
 from __future__ import annotations
@@ -195,9 +202,46 @@ def _named(query: str) -> tuple[int, int, str] | None:
     return best
 
 
+#: Chinese words that ask for a period's records without naming a topic, longest first where
+#: one holds another: 上周写了什么, 昨天记了啥, 上个月的笔记, 今天有哪些记录. 读 (读了什么: reading),
+#: 看 (watching) and 吃 (eating) are topics, and so is any word not here.
+NO_TOPIC_CHINESE = (
+    "备忘录", "所有的", "写了", "记了", "记下", "做了", "干了", "什么", "哪些", "笔记", "备忘", "记录",
+    "内容", "东西", "全部", "所有", "我", "都", "有", "写", "记", "做", "干", "了", "些", "啥", "的", "吗",
+    "呢", "么",
+)  # fmt: skip
+#: English words that do the same: "what did I write last week", "my notes from yesterday".
+NO_TOPIC_ENGLISH = frozenset((
+    "what", "did", "do", "i", "write", "wrote", "written", "note", "notes", "memo", "memos", "record",
+    "records", "my", "me", "all", "anything", "everything", "from", "in", "on", "of", "during", "the",
+    "have", "has", "had", "any", "show", "list",
+))  # fmt: skip
+_NO_TOPIC_CHINESE = re.compile("(?:" + "|".join(map(re.escape, NO_TOPIC_CHINESE)) + ")+")
+_ENGLISH_WORD = re.compile(r"[^\W\d_]+|\d+")
+
+
+def topicless(rest: str) -> bool:
+    """Whether the words left beside a time phrase name no topic: none, or only `NO_TOPIC_*`."""
+    folded = rest.casefold()
+    words = _ENGLISH_WORD.findall(folded)
+    return all(word in NO_TOPIC_ENGLISH or _NO_TOPIC_CHINESE.fullmatch(word) for word in words)
+
+
+def listed_period(query: str, today: date) -> Period | None:
+    """The period of a query that asks for a period's records, not a topic in it (`上周`,
+    `上周写了什么`, "what did I write last week"): its `rest` is empty. None for any other query."""
+    found = _found(query, today)
+    if found is None:
+        return None
+    start, end, first, after = found
+    if not topicless(query[:start] + " " + query[end:]):
+        return None
+    return Period(query[start:end], first, after, "")
+
+
 def read_period(query: str, today: date) -> Period | None:
     """The first time phrase of `query` as a window of days, or None when it has none or when
-    nothing but the phrase would be left to search (`上周` alone is searched as the word)."""
+    nothing but the phrase would be left to search (`上周` alone: `listed_period` lists the week)."""
     found = _found(query, today)
     if found is None:
         return None

@@ -15,18 +15,20 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
+from .literal_kind import casefold
 from .traditional import to_simplified
 
 if TYPE_CHECKING:
     from .segmenter import Segmenter
 
 #: The terms' version, kept in the AI index's pointer: an index stored under another has its terms
-#: made again on its next build, its vectors kept (persist.py). 4: a number with the date unit
+#: made again on its next build, its vectors kept (persist.py). 5: the dotted capital İ is i
+#: (literal_kind.casefold: "İstanbul" was the term "stanbul"); 4: a number with the date unit
 #: after it (12月) is a term too, C++ and C# are terms; 3: a word of other letters or
 #: digits ends where a Han run begins, and Han counts U+3007, 々 and the supplementary planes;
 #: an English plural is its singular (`singular`);
 #: 2: traditional Chinese reads as simplified; 1 (a pointer without one): NFKC and casefold alone.
-TOKENS_FORMAT = 4
+TOKENS_FORMAT = 5
 
 # Han (CJK unified ideographs and extension A, compatibility ideographs, the supplementary planes'
 # extensions B-H and compatibility supplement, the iteration mark 々 and the zero U+3007), kana, hangul.
@@ -64,7 +66,7 @@ def segmenter() -> Segmenter:
 
 def tokens(text: str) -> list[str]:
     """The BM25 terms of `text`, in order, stopwords dropped."""
-    normal = to_simplified(unicodedata.normalize("NFKC", text).casefold())
+    normal = to_simplified(casefold(unicodedata.normalize("NFKC", text)))
     out: list[str] = []
     runs = list(_RUNS.finditer(normal))
     for at, run in enumerate(runs):

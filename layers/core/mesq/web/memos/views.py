@@ -129,7 +129,8 @@ def _period_days(page: Page, answer: dict[str, Any]) -> dict[str, str] | None:
     zone = ZoneInfo(page.user_zone) if page.user_zone else ZoneInfo("UTC")
     start = parse_timestamp(period["createdFrom"], "createdFrom").astimezone(zone).date()
     end = parse_timestamp(period["createdTo"], "createdTo").astimezone(zone).date() - timedelta(days=1)
-    return {"phrase": period["phrase"], "first": start.isoformat(), "last": end.isoformat()}
+    days = {"phrase": period["phrase"], "first": start.isoformat(), "last": end.isoformat()}
+    return {**days, "listed": bool(period.get("listed"))}
 
 
 def tag_paths(nodes: list[dict[str, Any]]) -> list[str]:

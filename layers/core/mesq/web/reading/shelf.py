@@ -18,10 +18,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.concurrency import run_sync
-from ...kernel.errors import NotFound
+from ...kernel.errors import NotFound, ServiceUnavailable
+from ...kernel.graphemes import has_words
 from ...kernel.messages import quoted
-from ...reading.model import public_book
-from ...reading.store import read_book
+from ...reading.model import public_book, public_note
+from ...reading.store import book_notes, read_book
 from ..kit.framework import Page, Web, endpoint
 from ..kit.request_values import is_htmx, query_offset
 from .marks import marked
@@ -32,6 +33,8 @@ BOOKS_PER_PAGE = 30
 NOTES_PER_PAGE = 50
 HITS_PER_PAGE = 50
 QUERY_MAX = 200  # search_reading_notes' own limit, checked here to keep the form and the text
+#: The notes nearest in meaning shown when no note holds the query's exact words.
+NEAREST = 5
 
 
 def _offset(page: Page) -> int:
@@ -88,7 +91,7 @@ async def search_page(page: Page) -> Response:
     query = page.request.query_params.get("q", "").strip()
     context: dict[str, Any] = {
         "nav": "shelf", "query": query, "books": [], "hits": [], "page": None, "error": None,
-        "partial": _partial(page),
+        "partial": _partial(page), "nearest": None,
     }  # fmt: skip
     if len(query) > QUERY_MAX:
         context["error"] = page.gettext("Search for at most %(max)d characters.", max=QUERY_MAX)
@@ -102,17 +105,57 @@ async def search_page(page: Page) -> Response:
             {**book, "titleMarks": marked(book["title"], query), "authorMarks": marked(book["author"], query)}
             for book in data.get("books", [])
         ]
-        context["hits"] = [
-            {
-                **note,
-                "contentMarks": marked(note["content"], query),
-                "quotedMarks": marked(note.get("quotedText", ""), query),
-                "chapterMarks": marked(note.get("chapterTitle", ""), query),
-            }
-            for note in data["notes"]
-        ]
+        context["hits"] = [_marked(note, query) for note in data["notes"]]
+        if not data["notes"] and not context["books"] and context["page"]["offset"] == 0:
+            # Nothing holds the words, no book either (a book found is the answer to its title).
+            context["nearest"] = await _nearest(page, query)
     template = "reading/_hits.html" if query and _partial(page) else "reading/search.html"
     return page.render(template, **context)
+
+
+def _marked(note: dict[str, Any], query: str) -> dict[str, Any]:
+    """A note as the hits list shows it: its text, passage and chapter with the query marked."""
+    return {
+        **note,
+        "contentMarks": marked(note["content"], query),
+        "quotedMarks": marked(note.get("quotedText", ""), query),
+        "chapterMarks": marked(note.get("chapterTitle", ""), query),
+    }
+
+
+def _notes_of(page: Page, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The notes of AI search hits, whole, in the hits' order: each hit's book read up to its last
+    note wanted (a hit names its note's id and book, not its place in the book)."""
+    wanted: dict[str, set[str]] = {}
+    for hit in hits:
+        wanted.setdefault(hit["bookId"], set()).add(hit["id"])
+    found: dict[str, dict[str, Any]] = {}
+    titles = {hit["bookId"]: hit.get("bookTitle") for hit in hits}
+    for book, ids in wanted.items():
+        for item in book_notes(page.web.services.items, page.user.user_id, book):
+            if item["id"] in ids:
+                found[item["id"]] = public_note(item, titles[book])
+                ids.discard(item["id"])
+                if not ids:
+                    break
+    return [found[hit["id"]] for hit in hits if hit["id"] in found]
+
+
+async def _nearest(page: Page, query: str) -> list[dict[str, Any]] | None:
+    """When no note holds the query's exact words: the reading notes nearest in meaning (AI search,
+    search_everything over reading notes; while there is no AI index, those holding the most of
+    its words): the confident hits, else the closest below the floor, at most `NEAREST`. None
+    when AI search cannot be asked (no letter or digit in the query, the search unavailable): the
+    page still offers the memo search."""
+    if not has_words(query):
+        return None
+    try:
+        answer = await page.invoke("search_everything", {"query": query, "kinds": ["reading_note"], "limit": NEAREST})
+    except ServiceUnavailable:
+        return None
+    # The confident hits; without one, the closest below the floor (AI search's "less related").
+    hits = [hit for hit in answer["items"] or answer.get("closestMatches", []) if hit.get("bookId")][:NEAREST]
+    return [_marked(note, query) for note in await run_sync(_notes_of, page, hits)]
 
 
 def shelf_routes(web: Web) -> list[Route]:
