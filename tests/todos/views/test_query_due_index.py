@@ -369,6 +369,9 @@ def test_on_dynamodb_the_indexed_answers_equal_the_scan(backend: str, request: p
         {"priority": ["high", "urgent", "none"], "status": "all", "orderBy": "priority", "limit": 3},
         {"status": "all", "dueAfter": "2026-10-03T00:00:00Z", "orderBy": "updated", "limit": 2, "offset": 1},
         {"overdue": True, "orderBy": "due", "limit": 1, "offset": 2},
+        # days as a Shortcut names them, read in the user's zone (Asia/Shanghai)
+        {"status": "all", "dueAfter": "2026-10-05", "dueBefore": "2026-10-07", "orderBy": "due"},
+        {"status": "all", "dueBefore": "today", "orderBy": "due"},
     ]
     for args in cases:
         indexed = _answer(call, args, scan=False)

@@ -174,6 +174,17 @@ def check_inbox(items: list[PlannedTask]) -> None:
     for planned in items:
         try:
             _inbox_record(planned, "a", now)
+        except inbox_records.InboxItemTooLarge as error:  # nothing in MeSQ to move yet: the export is where
+            raise SourceError(
+                Text(
+                    "%(task)s: with its subtasks it would need %(size)s bytes, over the %(limit)s-byte limit of one "
+                    "item of the inbox; shorten its notes or move it out of the inbox in the app you exported "
+                    "from, then export and import again",
+                    task=planned.label or planned.title,
+                    size=error.size,
+                    limit=inbox_records.MAX_STORED_BYTES,
+                )
+            ) from None
         except ValidationError as error:
             raise SourceError(
                 Text("%(task)s: %(reason)s", task=planned.label or planned.title, reason=error.text)

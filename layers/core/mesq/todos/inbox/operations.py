@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...kernel import timestamps
 from ...kernel.context import Call
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted
@@ -25,6 +26,7 @@ from ..writes import Built, create_once, put_new, tag_registrations
 from . import records as inbox_records
 from .access import read_item, rewrite
 from .detail_context import detail_context, effective_timezone
+from .dictated import dictated, said
 from .move import move_todo_inbox_item_to_board
 from .subtasks import OPERATIONS as SUBTASK_OPERATIONS
 
@@ -106,10 +108,16 @@ def create_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
     def build(state: TodoState) -> Built:
         now = now_timestamp()
-        item = inbox_records.new_item(args, model.position_for_index(state.inbox_positions(), None), now)
+        # `parse: true`: the title read as the web's quick add reads it, in the user's zone (a
+        # Shortcut's dictated line); the answer's `read` says what was understood.
+        fields = dictated(args, state.user_zone, timestamps.utc_now()) if args.get("parse") else args
+        item = inbox_records.new_item(fields, model.position_for_index(state.inbox_positions(), None), now)
         ops: list[WriteOp] = [put_new(user_id, "inbox", item)]
         ops += tag_registrations(state, user_id, item["tags"], now)
-        return _item_data(item), ops
+        data = _item_data(item)
+        if args.get("parse"):
+            data["read"] = said(item, state.user_zone)
+        return data, ops
 
     def conflict(state: TodoState) -> ValidationError:
         return ValidationError("the inbox item could not be captured because tags changed meanwhile; retry")

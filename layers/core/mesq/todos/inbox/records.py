@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...kernel.errors import NotFound, ValidationError
+from ...kernel.i18n import Text
 from ...kernel.messages import quoted
 from ...kernel.ports.storage import Item
 from .. import model
@@ -65,7 +66,7 @@ def new_item(args: Mapping[str, Any], position: str, now: str) -> Item:
             for index, (spec, pos) in enumerate(zip(specs, positions, strict=True))
         ],
     }
-    return check_size(item)
+    return check_size(item, new=True)
 
 
 #: The content fields update_todo_inbox_item may change.
@@ -83,16 +84,38 @@ def with_done(item: Item, done: bool, now: str) -> Item:
     return {**item, "done": done, "completedAt": now if done else None}
 
 
-def check_size(item: Item) -> Item:
+class InboxItemTooLarge(ValidationError):
+    """An inbox item over MAX_STORED_BYTES. Its words say what a REST, MCP or CalDAV client can do
+    (a new item: create it as a board task; an existing one: move it to the board); a caller
+    that cannot do that from where it is says its own, from `size` (the inbox item page:
+    web/todos/inbox_item.py; an import: imports/todo_writes.py)."""
+
+    def __init__(self, size: int, *, new: bool) -> None:
+        self.size = size
+        if new:
+            words = Text(
+                "this inbox item with its subtasks would need %(size)s bytes of storage, over the "
+                "%(max_stored_bytes)s-byte limit of one inbox item; shorten the notes, or create it as a board "
+                "task instead (board subtasks are stored separately)",
+                size=size,
+                max_stored_bytes=MAX_STORED_BYTES,
+            )
+        else:
+            words = Text(
+                "this inbox item with its subtasks would need %(size)s bytes of storage, over the "
+                "%(max_stored_bytes)s-byte limit of one inbox item; shorten notes or move it to the board (board "
+                "subtasks are stored separately)",
+                size=size,
+                max_stored_bytes=MAX_STORED_BYTES,
+            )
+        super().__init__(words)
+
+
+def check_size(item: Item, *, new: bool = False) -> Item:
+    """`item` when it fits one stored inbox item, else InboxItemTooLarge (`new`: not made yet)."""
     size = len(json.dumps(item, ensure_ascii=False).encode("utf-8"))
     if size > MAX_STORED_BYTES:
-        raise ValidationError(
-            "this inbox item with its subtasks would need %(size)s bytes of storage, over the "
-            "%(max_stored_bytes)s-byte limit of one inbox item; shorten notes or move it to the board (board "
-            "subtasks are stored separately)",
-            size=size,
-            max_stored_bytes=MAX_STORED_BYTES,
-        )
+        raise InboxItemTooLarge(size, new=new)
     return item
 
 

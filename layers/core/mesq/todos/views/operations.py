@@ -39,7 +39,7 @@ from .graph_paged import graph_board_page
 from .indexed import indexed_query, narrowed
 from .listing import ListOptions, effective_limit
 from .paged import plain_board_page
-from .query import TodoQuery, floating_zone, parse_bounds, query_todos
+from .query import TodoQuery, floating_zone, names_a_day, parse_bounds, query_todos
 from .text_candidates import text_board, text_candidates
 from .traversal import Board
 
@@ -91,14 +91,19 @@ def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     items, user_id = call.services.items, call.principal.user_id
-    due_after, due_before = parse_bounds(args.get("dueAfter"), args.get("dueBefore"))
+    now = timestamps.utc_now()
+    # A bound naming a day (today, tomorrow, 2026-12-07: what a Shortcut sends) is read in the
+    # user's zone, else UTC: one settings read, only then.
+    named = any(names_a_day(bound) for bound in (args.get("dueAfter"), args.get("dueBefore")))
+    zone = ZoneInfo((configured_zone(items, user_id) if named else None) or "UTC")
+    due_after, due_before = parse_bounds(args.get("dueAfter"), args.get("dueBefore"), zone, now.astimezone(zone).date())
     wanted = args.get("priority")
     priorities = [wanted] if isinstance(wanted, str) else wanted
     query = TodoQuery(
         query=args.get("query"),
         priorities=frozenset(priorities) if priorities else None,
         overdue=args.get("overdue"),
-        now=timestamps.utc_now(),
+        now=now,
         order_by=args.get("orderBy", "updated"),
         tags=tuple(args.get("tags", ())),
         status=args.get("status", "open"),
@@ -118,7 +123,8 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         query,
         space_ids=_space_ids(state, args),
         floating_zone=floating_zone(
-            (state.settings or {}).get("timezone"), args.get("dueAfter"), args.get("dueBefore")
+            (state.settings or {}).get("timezone"),
+            *(None if names_a_day(bound) else bound for bound in (args.get("dueAfter"), args.get("dueBefore"))),
         ),
     )
     if indexed:

@@ -35,14 +35,16 @@ Pure functions over a `traversal.Board`. The rules, and the decisions where the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime, time, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from ...kernel.errors import ValidationError
+from ...kernel.messages import quoted
 from ...kernel.pages import always, behind_nonempty, page
 from ...kernel.response_budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size
 from ...kernel.tags import within
@@ -99,9 +101,44 @@ def floating_zone(configured: str | None, due_after: str | None, due_before: str
     return datetime.fromisoformat(bound).tzinfo if bound is not None else None
 
 
-def parse_bounds(due_after: str | None, due_before: str | None) -> tuple[datetime | None, datetime | None]:
-    after = parse_timestamp(due_after, "dueAfter") if due_after is not None else None
-    before = parse_timestamp(due_before, "dueBefore") if due_before is not None else None
+#: The days a bound may name, from today in the user's zone (what an iPhone Shortcut sends simply).
+DAY_WORDS = {"today": 0, "tomorrow": 1}
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_TIMESTAMP_START = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ]")
+
+
+def names_a_day(value: str | None) -> bool:
+    """A bound written as a day (today, tomorrow, 2026-12-07) rather than an instant."""
+    return value is not None and (value in DAY_WORDS or _DATE.fullmatch(value) is not None)
+
+
+def _bound(value: str, field: str, zone: tzinfo, today: date | None, end: bool) -> datetime:
+    """A due bound: a timestamp with an offset as it is; given `today`, a day (`today`,
+    `tomorrow`, 2026-12-07) is the whole of it in `zone`: from its start (dueAfter), up to its end
+    (dueBefore, exclusive)."""
+    if today is not None and names_a_day(value):
+        try:
+            day = today + timedelta(days=DAY_WORDS[value]) if value in DAY_WORDS else date.fromisoformat(value)
+            return datetime.combine(day + timedelta(days=1 if end else 0), time(), tzinfo=zone).astimezone(UTC)
+        except (ValueError, OverflowError):
+            pass  # 2026-02-30, 9999-12-31's end: refused below
+    elif _TIMESTAMP_START.match(value):  # a timestamp, with parse_timestamp's own words for its faults
+        return parse_timestamp(value, field)
+    raise ValidationError(
+        "%(field)s: %(value)s is not today, tomorrow, a date (2026-12-07: the whole day in your zone) "
+        "or a timestamp with Z or an offset (2026-12-07T09:00:00+08:00)",
+        field=field,
+        value=quoted(value),
+    )
+
+
+def parse_bounds(
+    due_after: str | None, due_before: str | None, zone: tzinfo = UTC, today: date | None = None
+) -> tuple[datetime | None, datetime | None]:
+    """The due bounds as instants. With `today` (the date now in `zone`, the user's), a bound may
+    name a day, read in `zone`; without it only timestamps are taken."""
+    after = _bound(due_after, "dueAfter", zone, today, end=False) if due_after is not None else None
+    before = _bound(due_before, "dueBefore", zone, today, end=True) if due_before is not None else None
     if after is not None and before is not None and after > before:
         raise ValidationError("dueAfter must not be after dueBefore (equal bounds give an empty result)")
     return after, before
