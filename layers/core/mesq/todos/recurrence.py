@@ -10,13 +10,18 @@ continues from there:
 `COUNT` counts the completed occurrences of the series (`occurrenceCount`, kept across
 reschedules); `UNTIL` is dateutil's. Completing the last occurrence completes the task for good.
 
+A late completion catches up (`advanced`): the next due is the rule's first date after now (a date
+series: after today in the task's zone, else the user's), the dates missed meanwhile passed; they
+are no occurrence, but COUNT counts them as rule dates (in `excludedCount`, as the excluded ones).
+
 A task a sync client wrote may carry the dates it excluded (its EXDATEs, links.excluded_dates):
 the next due steps past them, and COUNT counts them as rule dates that are no occurrence; a copy
 whose own due is excluded moves on to the next date that is not (`past_excluded_due`).
 
 Stored fields of a task (besides the public `recurrence`): `occurrences` (the completed ones,
 newest `HISTORY_MAX` kept, readable in get_todo_task), `occurrenceCount` and `excludedCount`
-(the excluded dates the series has stepped past, for COUNT).
+(the rule dates the series has stepped past without an occurrence, the excluded and the missed
+ones, for COUNT).
 """
 
 from __future__ import annotations
@@ -277,20 +282,36 @@ MAX_SKIPPED = 10_000
 
 
 def _following(
-    rule: str, due: dict[str, Any], timezone: str | None, excluded: Exclusions
+    rule: str,
+    due: dict[str, Any],
+    timezone: str | None,
+    excluded: Exclusions,
+    ahead_of: datetime | None = None,
+    room: int | None = None,
 ) -> tuple[dict[str, Any], int] | None:
-    """The next due after `due` that is not excluded, and how many excluded rule dates it passed;
-    None when the series ends (UNTIL, a rule that never moves on, year 9999)."""
+    """The next due after `due` that is not excluded, and how many rule dates it passed (the
+    excluded ones, and with `ahead_of` the ones not after it); None when the series ends (UNTIL,
+    a rule that never moves on, year 9999).
+
+    `ahead_of` (a completion's catch-up, `advanced`): the next due is also after it, an aware
+    instant for a timed series, a naive midnight (the day it starts, which counts as done) for a
+    date series. `room`: how many rule dates COUNT has left; the walk stops once it passed that
+    many (the caller ends the series). Without a COUNT the dates up to `ahead_of` are jumped, not
+    walked, so a task missed for years costs one step."""
     series = _series(rule, due, timezone, "recurrence").replace(count=None)
     if not interval_is_positive(rule) or not repeats(series):
         return None  # a rule stored before check_rule refused it: the series ends
     start = _start(due, timezone)
+    begin = start if ahead_of is None or room is not None or ahead_of <= start else ahead_of
     skipped = 0
+    following: datetime | None = None
     try:
-        following = series.after(start, inc=False)
-        while following is not None and skipped < MAX_SKIPPED and excluded and excluded.exclude(following):
+        for candidate in series.xafter(begin, inc=False):
+            passed = (excluded and excluded.exclude(candidate)) or (ahead_of is not None and candidate <= ahead_of)
+            if not passed or skipped >= MAX_SKIPPED or (room is not None and skipped >= room):
+                following = candidate
+                break
             skipped += 1
-            following = series.after(following, inc=False)
     except (ValueError, OverflowError):  # the next date would be past year 9999: the series ends
         return None
     if following is None:
@@ -301,6 +322,21 @@ def _following(
     # offset before the change (zoneinfo's fold=0: the instant of the time an hour later), so the
     # next step reads the series' own time of day back (`wall_clock`), not the shifted one.
     return {"type": "datetime", "at": following.isoformat()}, skipped
+
+
+def _catch_up_point(due: dict[str, Any], zone: str | None, now: str) -> datetime:
+    """What a completion's next due must come after (docs/decisions.md, "a late completion"): now
+    for a timed series; for a date series the start of today (naive midnight, the series' own
+    form), today read in `zone` (the task's, else the user's, else UTC): today's date counts as
+    the one done."""
+    moment = parse_timestamp(now, "now")
+    if due["type"] != "date":
+        return moment
+    try:
+        day = moment.astimezone(parse_zone(zone, "timezone") if zone else UTC).date()
+    except ValidationError:  # a stored zone this tzdata does not know reads as UTC
+        day = moment.astimezone(UTC).date()
+    return datetime.combine(day, time(0))
 
 
 def first_occurrence(rule: str, start: datetime, after: datetime, *, inclusive: bool) -> datetime | None:
@@ -321,9 +357,9 @@ def first_occurrence(rule: str, start: datetime, after: datetime, *, inclusive: 
 
 def advanced(task: Item, now: str, user_zone: str | None = None) -> Item | None:
     """A recurring task after completing its current occurrence: the next due (past the dates a
-    sync client excluded), subtasks to be reset by the caller, the occurrence in the history;
-    None when the series has ended (the caller completes the task for good, still recording the
-    occurrence with `recorded`)."""
+    sync client excluded, and the first after `now`: a late completion catches up), subtasks to
+    be reset by the caller, the occurrence in the history; None when the series has ended (the
+    caller completes the task for good, still recording the occurrence with `recorded`)."""
     rule, due = task.get("recurrence"), task.get("due")
     if not rule or not due or task.get("done"):
         return None
@@ -336,7 +372,10 @@ def advanced(task: Item, now: str, user_zone: str | None = None) -> Item | None:
     # A task without a zone of its own steps in the user's (a daily 09:00 stays 09:00 across a DST
     # change, as the calendar feed shows it); with neither, in the due's own offset.
     zone = task.get("timezone") or user_zone
-    found = _following(rule, due, zone, Exclusions.of(excluded_dates(task)))
+    # A late completion catches up: the next due is the first rule date after now (a date series:
+    # after today), the occurrences missed meanwhile passed (COUNT counts them, as excluded ones).
+    room = None if limit is None else limit - used
+    found = _following(rule, due, zone, Exclusions.of(excluded_dates(task)), _catch_up_point(due, zone, now), room)
     if found is None:
         return None
     following, skipped = found
