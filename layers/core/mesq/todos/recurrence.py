@@ -37,7 +37,7 @@ from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
-from ..kernel.timestamps import parse_timestamp, parse_zone, wall_clock
+from ..kernel.timestamps import format_timestamp, parse_timestamp, parse_zone, wall_clock
 from .sync.links import excluded_dates
 
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
@@ -382,9 +382,62 @@ def advanced(task: Item, now: str, user_zone: str | None = None) -> Item | None:
     if limit is not None and used + skipped >= limit:
         return None
     after = {**recorded(task, now), "due": following}
+    if any(reminder.get("type") == "absolute" for reminder in task.get("reminders") or ()):
+        after["reminders"] = moved_reminders(task["reminders"], due, following, zone)
     if skipped:
         after[EXCLUDED_COUNT] = int(task.get(EXCLUDED_COUNT) or 0) + skipped
     return after
+
+
+def moved_reminders(
+    reminders: list[dict[str, Any]], due: dict[str, Any], following: dict[str, Any], zone: str | None
+) -> list[dict[str, Any]]:
+    """A repeating task's reminders once its due moved from `due` to `following`: an absolute one
+    moves with the due, kept as far from it on the series' wall clock (an alarm "at the due time",
+    Apple Reminders' TRIGGER;VALUE=DATE-TIME, stays at the due; "the evening before at 20:00" stays
+    20:00 the evening before, across a clock change), as calendar apps move an occurrence's alarm.
+    Relative ones follow the due already; a reminder that cannot be read is kept as it is."""
+    clock = _wall_zone(due, zone)
+    old_start, new_start = _wall_start(due, clock), _wall_start(following, clock)
+    moved: list[dict[str, Any]] = []
+    for reminder in reminders:
+        if reminder.get("type") != "absolute" or old_start is None or new_start is None:
+            moved.append(reminder)
+            continue
+        try:
+            written = str(reminder["at"])
+            at = parse_timestamp(written, "at").astimezone(clock).replace(tzinfo=None)
+            shifted = (new_start + (at - old_start)).replace(tzinfo=clock)
+            # written as it was: MeSQ's stored UTC form, else in the offset it was given in
+            offset = None if written.endswith("Z") else datetime.fromisoformat(written).tzinfo
+            text = format_timestamp(shifted) if offset is None else shifted.astimezone(offset).isoformat()
+            moved.append({**reminder, "at": text})
+        except (ValidationError, OverflowError, ValueError):
+            moved.append(reminder)
+    return moved
+
+
+def _wall_zone(due: dict[str, Any], zone: str | None) -> tzinfo:
+    """The wall clock an absolute reminder keeps its distance from the due on: the series' zone
+    (the task's, else the user's), else a timed due's own offset, else UTC."""
+    try:
+        if zone:
+            return parse_zone(zone, "timezone")
+    except ValidationError:
+        pass  # a stored zone this tzdata does not know
+    if due.get("type") == "datetime":
+        return datetime.fromisoformat(str(due["at"])).tzinfo or UTC
+    return UTC
+
+
+def _wall_start(due: dict[str, Any], clock: tzinfo) -> datetime | None:
+    """The due on `clock`'s wall clock (naive): a date's midnight, a time as the series keeps it."""
+    try:
+        if due.get("type") == "date":
+            return datetime.combine(date.fromisoformat(str(due["date"])), time(0))
+        return wall_clock(str(due["at"]), clock).replace(tzinfo=None)
+    except (ValidationError, ValueError):
+        return None
 
 
 def past_excluded_due(task: Item, now: str, user_zone: str | None = None) -> Item:
