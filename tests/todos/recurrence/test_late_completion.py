@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from mesq.todos.reminder_schedule import index_key
 from mesq.wiring.services import Services
 from tests.conftest import Account
+from tests.mcp.conftest import Mcp
 from tests.todos.conftest import TodoRest
 
 Rest = Callable[[Account], TodoRest]
@@ -103,3 +104,11 @@ def test_every_completing_path_catches_up(rest: Rest, todo_account: Account) -> 
     moved = api.ok("move_todo_task", id=dropped["id"], expectedRevision=1, columnId=done_column["id"])["task"]
     assert [completed["due"], updated["tasks"][0]["due"], moved["due"]] == [_day(1)] * 3
     assert moved["columnId"] == todo["id"] and not moved["done"]
+
+
+def test_over_mcp_too(todo_mcp: Callable[[Account], Mcp], todo_account: Account) -> None:
+    mcp = todo_mcp(todo_account)
+    task = mcp.ok("create_todo_task", {"title": "吃维生素", "timezone": "Asia/Shanghai", "due": _day(-5),
+                                       "recurrence": "FREQ=DAILY"})["task"]  # fmt: skip
+    done = mcp.ok("complete_todo_task", {"id": task["id"], "expectedRevision": task["revision"]})["task"]
+    assert done["due"] == _day(1) and done["done"] is False
