@@ -112,3 +112,19 @@ def test_over_mcp_too(todo_mcp: Callable[[Account], Mcp], todo_account: Account)
                                        "recurrence": "FREQ=DAILY"})["task"]  # fmt: skip
     done = mcp.ok("complete_todo_task", {"id": task["id"], "expectedRevision": task["revision"]})["task"]
     assert done["due"] == _day(1) and done["done"] is False
+
+
+def test_undo_takes_the_catch_up_back_whole(rest: Rest, todo_account: Account) -> None:
+    api = rest(todo_account)
+    task = _vitamins(api, recurrence="FREQ=DAILY;COUNT=7")  # dates -5 .. +1
+    alarm = [{"type": "absolute", "at": f"{_day(-5)['date']}T09:00:00+08:00"}]
+    task = api.ok("set_todo_reminders", id=task["id"], expectedRevision=task["revision"], reminders=alarm)["task"]
+    done = api.ok("complete_todo_task", id=task["id"], expectedRevision=task["revision"])["task"]
+    assert done["reminders"] == [{"type": "absolute", "at": f"{_day(1)['date']}T09:00:00+08:00"}]
+    changes = api.ok("list_changes", recordId=task["id"], limit=5)["changes"]
+    assert api.ok("undo_changes", changeIds=[changes[0]["id"]])["undone"]
+    back = api.ok("get_todo_task", id=task["id"])["task"]
+    assert back["due"] == _day(-5) and back["reminders"] == alarm and back.get("occurrences") in (None, [])
+    again = api.ok("complete_todo_task", id=task["id"], expectedRevision=back["revision"])["task"]
+    # the missed dates were given back with the undo: counted again, they leave +1 (else: done)
+    assert again["due"] == _day(1) and not again["done"]
