@@ -206,22 +206,22 @@ def test_a_recurring_task_without_a_zone_is_written_in_the_users_as_mesq_steps_i
     """MeSQ steps a zone-less recurring 09:00 in the user's zone (09:00 across DST), as the feed
     shows it; CalDAV wrote it in UTC, so the app's RRULE drifted an hour at the change."""
     set_zone(dav.services.items, dav.user_id, "America/New_York")
-    due = {"type": "datetime", "at": "2026-03-07T09:00:00-05:00"}
+    due = {"type": "datetime", "at": "2037-03-07T09:00:00-05:00"}
     task = dav.rest(
         "POST", "/api/toolkit/todo/tasks", title="daily", spaceId=dav.space, due=due, recurrence="FREQ=DAILY"
     )
     name = f"{task['task']['id']}.ics"
     lines = _vtodo_lines(dav, name)
-    assert "DUE;TZID=America/New_York:20260307T090000" in lines and "RRULE:FREQ=DAILY" in lines
+    assert "DUE;TZID=America/New_York:20370307T090000" in lines and "RRULE:FREQ=DAILY" in lines
     got = dav.get(name)  # the app writes it back as it got it: the task keeps having no zone of its own
     assert dav.put(name, got.text, If_Match=got.headers["etag"]).status_code == 204
     assert _task(dav, name)["timezone"] is None
     # the app's own UTC lines come back while the due is unchanged; once MeSQ moves it, in the zone
-    assert dav.put("u.ics", vtodo("u", "DUE:20260307T140000Z", "RRULE:FREQ=DAILY")).status_code == 201
-    assert "DUE:20260307T140000Z" in _vtodo_lines(dav, "u.ics")
+    assert dav.put("u.ics", vtodo("u", "DUE:20370307T140000Z", "RRULE:FREQ=DAILY")).status_code == 201
+    assert "DUE:20370307T140000Z" in _vtodo_lines(dav, "u.ics")
     task = _task(dav, "u.ics")
     dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/complete", expectedRevision=task["revision"])
-    assert "DUE;TZID=America/New_York:20260308T090000" in _vtodo_lines(dav, "u.ics")  # after the DST change
+    assert "DUE;TZID=America/New_York:20370308T090000" in _vtodo_lines(dav, "u.ics")  # after the DST change
 
 
 def test_a_change_at_the_calendars_end_is_shown_in_utc_on_the_activity_page() -> None:

@@ -30,59 +30,59 @@ def test_due_semantics_are_returned_exactly(rest: Rest, todo_account: Account) -
 
 def test_completing_advances_resets_subtasks_and_keeps_history(rest: Rest, todo_account: Account) -> None:
     api = rest(todo_account)
-    task = _task(api, due={"type": "date", "date": "2026-01-05"}, recurrence="RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR")
+    task = _task(api, due={"type": "date", "date": "2037-01-05"}, recurrence="RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR")
     assert task["recurrence"] == "FREQ=WEEKLY;BYDAY=MO,WE,FR"
     sub = api.ok("create_todo_subtask", taskId=task["id"], title="fill the can")["subtask"]
     sub = api.ok("complete_todo_subtask", id=sub["id"], expectedRevision=sub["revision"])["subtask"]
     assert sub["done"] is True
     done = api.ok("complete_todo_task", id=task["id"], expectedRevision=task["revision"] + 0)
-    assert done["task"]["done"] is False and done["task"]["due"] == {"type": "date", "date": "2026-01-07"}
+    assert done["task"]["done"] is False and done["task"]["due"] == {"type": "date", "date": "2037-01-07"}
     assert [s["done"] for s in done["subtasks"]] == [False]
     detail = api.ok("get_todo_task", id=task["id"])
-    assert detail["task"]["occurrences"][0]["due"] == {"type": "date", "date": "2026-01-05"}
+    assert detail["task"]["occurrences"][0]["due"] == {"type": "date", "date": "2037-01-05"}
     assert detail["subtasks"][0]["done"] is False
     # reschedule: a new due keeps the rule; the next completion steps from the new due
     moved = api.ok(
         "update_todo_task", id=task["id"], expectedRevision=detail["task"]["revision"],
-        due={"type": "date", "date": "2026-01-12"},
+        due={"type": "date", "date": "2037-01-12"},
     )["task"]  # fmt: skip
     assert moved["recurrence"] == "FREQ=WEEKLY;BYDAY=MO,WE,FR"
     again = api.ok("complete_todo_task", id=task["id"], expectedRevision=moved["revision"])["task"]
-    assert again["due"] == {"type": "date", "date": "2026-01-14"}
+    assert again["due"] == {"type": "date", "date": "2037-01-14"}
 
 
 def test_count_completes_for_good_and_query_dates_the_open_occurrence(rest: Rest, todo_account: Account) -> None:
     api = rest(todo_account)
-    task = _task(api, due={"type": "datetime", "at": "2026-03-07T09:00:00-05:00"}, timezone="America/New_York",
+    task = _task(api, due={"type": "datetime", "at": "2037-03-07T09:00:00-05:00"}, timezone="America/New_York",
                  recurrence="FREQ=DAILY;COUNT=2")  # fmt: skip
     first = api.ok("complete_todo_task", id=task["id"], expectedRevision=task["revision"])["task"]
-    assert first["due"] == {"type": "datetime", "at": "2026-03-08T09:00:00-04:00"} and not first["done"]
-    window = {"dueAfter": "2026-03-08T00:00:00-05:00", "dueBefore": "2026-03-09T00:00:00-04:00"}
+    assert first["due"] == {"type": "datetime", "at": "2037-03-08T09:00:00-04:00"} and not first["done"]
+    window = {"dueAfter": "2037-03-08T00:00:00-05:00", "dueBefore": "2037-03-09T00:00:00-04:00"}
     assert [i["id"] for i in api.ok("query_todos", **window)["items"]] == [task["id"]]
-    before = {"dueAfter": "2026-03-07T00:00:00-05:00", "dueBefore": "2026-03-08T00:00:00-05:00"}
+    before = {"dueAfter": "2037-03-07T00:00:00-05:00", "dueBefore": "2037-03-08T00:00:00-05:00"}
     assert api.ok("query_todos", **before)["items"] == []
     last = api.ok("complete_todo_task", id=task["id"], expectedRevision=first["revision"])["task"]
     assert last["done"] is True and last["completedAt"]
     history = api.ok("get_todo_task", id=task["id"])["task"]["occurrences"]
-    assert [o["due"]["at"] for o in history] == ["2026-03-07T09:00:00-05:00", "2026-03-08T09:00:00-04:00"]
+    assert [o["due"]["at"] for o in history] == ["2037-03-07T09:00:00-05:00", "2037-03-08T09:00:00-04:00"]
 
 
 def test_batch_complete_advances_and_answers_every_item(rest: Rest, todo_account: Account) -> None:
     api = rest(todo_account)
-    recurring = _task(api, due={"type": "date", "date": "2026-01-31"}, recurrence="FREQ=MONTHLY;BYMONTHDAY=31")
+    recurring = _task(api, due={"type": "date", "date": "2037-01-31"}, recurrence="FREQ=MONTHLY;BYMONTHDAY=31")
     plain = _task(api)
     data = api.ok("batch_complete_todo_tasks", items=[
         {"id": recurring["id"], "expectedRevision": recurring["revision"]},
         {"id": plain["id"], "expectedRevision": plain["revision"]},
     ])  # fmt: skip
     first, second = data["tasks"]
-    assert first["id"] == recurring["id"] and first["due"] == {"type": "date", "date": "2026-03-31"}
+    assert first["id"] == recurring["id"] and first["due"] == {"type": "date", "date": "2037-03-31"}
     assert first["done"] is False and first["revision"] == recurring["revision"] + 1
     assert second["id"] == plain["id"] and second["done"] is True and second["revision"] == plain["revision"] + 1
     updated = api.ok("batch_update_todo_tasks", updates=[
         {"id": recurring["id"], "expectedRevision": first["revision"], "done": True},
     ])["tasks"][0]  # fmt: skip
-    assert updated["due"] == {"type": "date", "date": "2026-05-31"} and updated["done"] is False
+    assert updated["due"] == {"type": "date", "date": "2037-05-31"} and updated["done"] is False
 
 
 def test_bad_rules_and_rules_without_due_are_refused(rest: Rest, todo_account: Account) -> None:

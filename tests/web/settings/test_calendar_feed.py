@@ -45,12 +45,12 @@ def test_feed_lists_open_dated_todos_with_rrule_and_alarms(services: Services, b
     person = browser()
     uid = person.user_id
     weekly = _todo(services, uid, "create_todo_task", {
-        "title": "Standup", "due": {"type": "datetime", "at": "2026-03-02T09:00:00+08:00"},
+        "title": "Standup", "due": {"type": "datetime", "at": "2037-03-02T09:00:00+08:00"},
         "timezone": "Asia/Shanghai", "recurrence": "RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=6",
     })["task"]  # fmt: skip
     _todo(services, uid, "set_todo_reminders", {
         "id": weekly["id"], "expectedRevision": weekly["revision"],
-        "reminders": [{"type": "relative", "offset": "-PT15M"}, {"type": "absolute", "at": "2026-03-01T20:00:00Z"}],
+        "reminders": [{"type": "relative", "offset": "-PT15M"}, {"type": "absolute", "at": "2037-03-01T20:00:00Z"}],
     })  # fmt: skip
     _todo(services, uid, "create_todo_task", {"title": "Taxes", "due": {"type": "date", "date": "2026-04-15"},
                                               "notes": "bring receipts", "tags": ["home"]})  # fmt: skip
@@ -72,19 +72,19 @@ def test_feed_lists_open_dated_todos_with_rrule_and_alarms(services: Services, b
 
     standup = events["Standup"]
     start = standup.decoded("dtstart")
-    assert start == datetime(2026, 3, 2, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+    assert start == datetime(2037, 3, 2, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
     assert str(start.tzinfo) == "Asia/Shanghai"
     rule = standup["rrule"]
     assert rule == vRecur.from_ical("FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=6")  # the RRULE round-trips
     assert vRecur.from_ical(rule.to_ical().decode()).to_ical() == b"FREQ=WEEKLY;COUNT=6;BYDAY=MO,WE,FR"
     alarms = standup.walk("VALARM")
     triggers = [alarm.decoded("trigger") for alarm in alarms]
-    assert triggers[0] == timedelta(minutes=-15) and triggers[1] == datetime.fromisoformat("2026-03-01T20:00:00+00:00")
+    assert triggers[0] == timedelta(minutes=-15) and triggers[1] == datetime.fromisoformat("2037-03-01T20:00:00+00:00")
     assert all(str(alarm["action"]) == "DISPLAY" for alarm in alarms)
     # RFC 5545 §3.8.6.3: a TRIGGER is a duration unless it says VALUE=DATE-TIME (strict apps drop it)
     lines = response.text.replace("\r\n ", "").splitlines()
     assert sorted(line for line in lines if line.startswith("TRIGGER")) == [
-        "TRIGGER:-PT15M", "TRIGGER;VALUE=DATE-TIME:20260301T200000Z"
+        "TRIGGER:-PT15M", "TRIGGER;VALUE=DATE-TIME:20370301T200000Z"
     ]  # fmt: skip
     calendar = Calendar.from_ical(response.content)
     assert [str(tz["tzid"]) for tz in calendar.walk("VTIMEZONE")] == ["Asia/Shanghai"]
@@ -98,7 +98,7 @@ def test_feed_lists_open_dated_todos_with_rrule_and_alarms(services: Services, b
     current = _todo(services, uid, "get_todo_task", {"id": weekly["id"]})["task"]
     _todo(services, uid, "complete_todo_task", {"id": weekly["id"], "expectedRevision": current["revision"]})
     moved = _events(anonymous.get(f"/calendar/{secret}.ics"))["Standup"]
-    assert moved.decoded("dtstart") == datetime(2026, 3, 4, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+    assert moved.decoded("dtstart") == datetime(2037, 3, 4, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
     assert moved["rrule"]["COUNT"] == [5]
 
     # Read-only: nothing but GET/HEAD.

@@ -165,13 +165,22 @@ def _generators(
     def alarms(todo: Todo) -> None:
         # The app's own block for each reminder MeSQ did not change (its UID, ACKNOWLEDGED...) and
         # for each alarm MeSQ cannot deliver; MeSQ's own VALARM only for a reminder it added.
+        # An app's absolute alarm MeSQ moved (a repeating task's, with its due: recurrence.
+        # moved_reminders) keeps its block at the new time, paired in order with the absolute
+        # reminders no block names, so the app sees its own alarm moved, not replaced.
         remaining = list(record.get("reminders") or ())
-        for value, block in _apps_alarms(shadows.get("reminders")):
+        blocks = _apps_alarms(shadows.get("reminders"))
+        hits = []
+        for value, _block in blocks:
             hit = next((i for i, r in enumerate(remaining) if same_value(value, r)), None)
+            hits.append(None if hit is None else remaining.pop(hit))
+        for (value, block), hit in zip(blocks, hits, strict=True):
             if value is None or hit is not None:
                 _copy(todo, block)
-            if hit is not None:
-                remaining.pop(hit)
+            elif isinstance(value, dict) and value.get("type") == "absolute":
+                moved = next((i for i, r in enumerate(remaining) if r.get("type") == "absolute"), None)
+                if moved is not None:
+                    _copy(todo, _retimed(block, remaining.pop(moved)))
         for reminder in remaining:
             _add_alarm(todo, reminder, str(record["title"]))
 
@@ -198,6 +207,26 @@ def _generators(
 
 
 _ALARM_BLOCK = re.compile(r"BEGIN:VALARM\r\n.*?\r\nEND:VALARM", re.DOTALL)
+
+
+def _retimed(block: str, reminder: dict[str, Any]) -> str:
+    """The app's VALARM block at `reminder`'s time: its TRIGGER an absolute UTC time, and no
+    ACKNOWLEDGED (dismissing the old time must not silence the new one: RFC 9074 §6)."""
+    moment = parse_timestamp(str(reminder["at"]), "at").astimezone(UTC)
+    kept: list[str] = []
+    dropping = False
+    for line in block.split("\r\n"):
+        if line[:1] in (" ", "\t"):  # a folded line's continuation goes with its line
+            if not dropping:
+                kept.append(line)
+            continue
+        name = re.split(r"[;:]", line, maxsplit=1)[0].upper()
+        dropping = name in ("TRIGGER", "ACKNOWLEDGED")
+        if name == "TRIGGER":
+            kept.append(f"TRIGGER;VALUE=DATE-TIME:{moment:%Y%m%dT%H%M%SZ}")
+        elif not dropping:
+            kept.append(line)
+    return "\r\n".join(kept)
 
 
 def _apps_alarms(shadow: dict[str, Any] | None) -> list[tuple[Any, str]]:

@@ -10,13 +10,18 @@ continues from there:
 `COUNT` counts the completed occurrences of the series (`occurrenceCount`, kept across
 reschedules); `UNTIL` is dateutil's. Completing the last occurrence completes the task for good.
 
+A late completion catches up (`advanced`): the next due is the rule's first date after now (a date
+series: after today in the task's zone, else the user's), the dates missed meanwhile passed; they
+are no occurrence, but COUNT counts them as rule dates (in `excludedCount`, as the excluded ones).
+
 A task a sync client wrote may carry the dates it excluded (its EXDATEs, links.excluded_dates):
 the next due steps past them, and COUNT counts them as rule dates that are no occurrence; a copy
 whose own due is excluded moves on to the next date that is not (`past_excluded_due`).
 
 Stored fields of a task (besides the public `recurrence`): `occurrences` (the completed ones,
 newest `HISTORY_MAX` kept, readable in get_todo_task), `occurrenceCount` and `excludedCount`
-(the excluded dates the series has stepped past, for COUNT).
+(the rule dates the series has stepped past without an occurrence, the excluded and the missed
+ones, for COUNT).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
-from ..kernel.timestamps import parse_timestamp, parse_zone, wall_clock
+from ..kernel.timestamps import format_timestamp, parse_timestamp, parse_zone, wall_clock
 from .sync.links import excluded_dates
 
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
@@ -277,20 +282,36 @@ MAX_SKIPPED = 10_000
 
 
 def _following(
-    rule: str, due: dict[str, Any], timezone: str | None, excluded: Exclusions
+    rule: str,
+    due: dict[str, Any],
+    timezone: str | None,
+    excluded: Exclusions,
+    ahead_of: datetime | None = None,
+    room: int | None = None,
 ) -> tuple[dict[str, Any], int] | None:
-    """The next due after `due` that is not excluded, and how many excluded rule dates it passed;
-    None when the series ends (UNTIL, a rule that never moves on, year 9999)."""
+    """The next due after `due` that is not excluded, and how many rule dates it passed (the
+    excluded ones, and with `ahead_of` the ones not after it); None when the series ends (UNTIL,
+    a rule that never moves on, year 9999).
+
+    `ahead_of` (a completion's catch-up, `advanced`): the next due is also after it, an aware
+    instant for a timed series, a naive midnight (the day it starts, which counts as done) for a
+    date series. `room`: how many rule dates COUNT has left; the walk stops once it passed that
+    many (the caller ends the series). Without a COUNT the dates up to `ahead_of` are jumped, not
+    walked, so a task missed for years costs one step."""
     series = _series(rule, due, timezone, "recurrence").replace(count=None)
     if not interval_is_positive(rule) or not repeats(series):
         return None  # a rule stored before check_rule refused it: the series ends
     start = _start(due, timezone)
+    begin = start if ahead_of is None or room is not None or ahead_of <= start else ahead_of
     skipped = 0
+    following: datetime | None = None
     try:
-        following = series.after(start, inc=False)
-        while following is not None and skipped < MAX_SKIPPED and excluded and excluded.exclude(following):
+        for candidate in series.xafter(begin, inc=False):
+            passed = (excluded and excluded.exclude(candidate)) or (ahead_of is not None and candidate <= ahead_of)
+            if not passed or skipped >= MAX_SKIPPED or (room is not None and skipped >= room):
+                following = candidate
+                break
             skipped += 1
-            following = series.after(following, inc=False)
     except (ValueError, OverflowError):  # the next date would be past year 9999: the series ends
         return None
     if following is None:
@@ -301,6 +322,21 @@ def _following(
     # offset before the change (zoneinfo's fold=0: the instant of the time an hour later), so the
     # next step reads the series' own time of day back (`wall_clock`), not the shifted one.
     return {"type": "datetime", "at": following.isoformat()}, skipped
+
+
+def _catch_up_point(due: dict[str, Any], zone: str | None, now: str) -> datetime:
+    """What a completion's next due must come after (docs/decisions.md, "a late completion"): now
+    for a timed series; for a date series the start of today (naive midnight, the series' own
+    form), today read in `zone` (the task's, else the user's, else UTC): today's date counts as
+    the one done."""
+    moment = parse_timestamp(now, "now")
+    if due["type"] != "date":
+        return moment
+    try:
+        day = moment.astimezone(parse_zone(zone, "timezone") if zone else UTC).date()
+    except ValidationError:  # a stored zone this tzdata does not know reads as UTC
+        day = moment.astimezone(UTC).date()
+    return datetime.combine(day, time(0))
 
 
 def first_occurrence(rule: str, start: datetime, after: datetime, *, inclusive: bool) -> datetime | None:
@@ -321,9 +357,9 @@ def first_occurrence(rule: str, start: datetime, after: datetime, *, inclusive: 
 
 def advanced(task: Item, now: str, user_zone: str | None = None) -> Item | None:
     """A recurring task after completing its current occurrence: the next due (past the dates a
-    sync client excluded), subtasks to be reset by the caller, the occurrence in the history;
-    None when the series has ended (the caller completes the task for good, still recording the
-    occurrence with `recorded`)."""
+    sync client excluded, and the first after `now`: a late completion catches up), subtasks to
+    be reset by the caller, the occurrence in the history; None when the series has ended (the
+    caller completes the task for good, still recording the occurrence with `recorded`)."""
     rule, due = task.get("recurrence"), task.get("due")
     if not rule or not due or task.get("done"):
         return None
@@ -336,16 +372,72 @@ def advanced(task: Item, now: str, user_zone: str | None = None) -> Item | None:
     # A task without a zone of its own steps in the user's (a daily 09:00 stays 09:00 across a DST
     # change, as the calendar feed shows it); with neither, in the due's own offset.
     zone = task.get("timezone") or user_zone
-    found = _following(rule, due, zone, Exclusions.of(excluded_dates(task)))
+    # A late completion catches up: the next due is the first rule date after now (a date series:
+    # after today), the occurrences missed meanwhile passed (COUNT counts them, as excluded ones).
+    room = None if limit is None else limit - used
+    found = _following(rule, due, zone, Exclusions.of(excluded_dates(task)), _catch_up_point(due, zone, now), room)
     if found is None:
         return None
     following, skipped = found
     if limit is not None and used + skipped >= limit:
         return None
     after = {**recorded(task, now), "due": following}
+    if any(reminder.get("type") == "absolute" for reminder in task.get("reminders") or ()):
+        after["reminders"] = moved_reminders(task["reminders"], due, following, zone)
     if skipped:
         after[EXCLUDED_COUNT] = int(task.get(EXCLUDED_COUNT) or 0) + skipped
     return after
+
+
+def moved_reminders(
+    reminders: list[dict[str, Any]], due: dict[str, Any], following: dict[str, Any], zone: str | None
+) -> list[dict[str, Any]]:
+    """A repeating task's reminders once its due moved from `due` to `following`: an absolute one
+    moves with the due, kept as far from it on the series' wall clock (an alarm "at the due time",
+    Apple Reminders' TRIGGER;VALUE=DATE-TIME, stays at the due; "the evening before at 20:00" stays
+    20:00 the evening before, across a clock change), as calendar apps move an occurrence's alarm.
+    Relative ones follow the due already; a reminder that cannot be read is kept as it is."""
+    clock = _wall_zone(due, zone)
+    old_start, new_start = _wall_start(due, clock), _wall_start(following, clock)
+    moved: list[dict[str, Any]] = []
+    for reminder in reminders:
+        if reminder.get("type") != "absolute" or old_start is None or new_start is None:
+            moved.append(reminder)
+            continue
+        try:
+            written = str(reminder["at"])
+            at = parse_timestamp(written, "at").astimezone(clock).replace(tzinfo=None)
+            shifted = (new_start + (at - old_start)).replace(tzinfo=clock)
+            # written as it was: MeSQ's stored UTC form, else in the offset it was given in
+            offset = None if written.endswith("Z") else datetime.fromisoformat(written).tzinfo
+            text = format_timestamp(shifted) if offset is None else shifted.astimezone(offset).isoformat()
+            moved.append({**reminder, "at": text})
+        except (ValidationError, OverflowError, ValueError):
+            moved.append(reminder)
+    return moved
+
+
+def _wall_zone(due: dict[str, Any], zone: str | None) -> tzinfo:
+    """The wall clock an absolute reminder keeps its distance from the due on: the series' zone
+    (the task's, else the user's), else a timed due's own offset, else UTC."""
+    try:
+        if zone:
+            return parse_zone(zone, "timezone")
+    except ValidationError:
+        pass  # a stored zone this tzdata does not know
+    if due.get("type") == "datetime":
+        return datetime.fromisoformat(str(due["at"])).tzinfo or UTC
+    return UTC
+
+
+def _wall_start(due: dict[str, Any], clock: tzinfo) -> datetime | None:
+    """The due on `clock`'s wall clock (naive): a date's midnight, a time as the series keeps it."""
+    try:
+        if due.get("type") == "date":
+            return datetime.combine(date.fromisoformat(str(due["date"])), time(0))
+        return wall_clock(str(due["at"]), clock).replace(tzinfo=None)
+    except (ValidationError, ValueError):
+        return None
 
 
 def past_excluded_due(task: Item, now: str, user_zone: str | None = None) -> Item:

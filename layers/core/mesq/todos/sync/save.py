@@ -7,7 +7,8 @@ the board's own operations apply, through their building blocks:
 
 - a record the name does not name yet is created: in a space a root task (in its first open
   column, on top; in its done column when it arrives done) or, when `parentUid` names a live root
-  task of the same space and the copy neither recurs nor has reminders, a subtask; in the inbox
+  task of the same space and the copy does not recur, a subtask (its alarms kept as the app's
+  own: a subtask has no reminders MeSQ sends); in the inbox
   an inbox item. A record that arrives done stays done: a recurring one is not advanced;
 - an existing one is changed like update_todo_task / update_todo_subtask /
   update_todo_inbox_item, then completed or reopened like complete_todo_task (a recurring root
@@ -203,7 +204,9 @@ def _new_task(
         raise NotFound("todo space %(collection)s not found", collection=quoted(args["collection"]))
     fields = model.new_task_fields(content, now)
     parent = _parent(state, args, space)
-    if parent is not None and not args.get("recurrence") and not args.get("reminders"):
+    # A child with alarms is a subtask still: its alarms are the app's own (`kept`), given back
+    # as written, and the phone rings them; a repeating child stays a root task, which MeSQ steps.
+    if parent is not None and not args.get("recurrence"):
         siblings = state.subtasks_of(parent["id"])
         record: Item = {
             "id": model.new_id(),
@@ -214,7 +217,8 @@ def _new_task(
             **fields,
         }
         ops: list[WriteOp] = [Check(keys.task_key(user_id, parent["id"]), Condition(equals={"deletedAt": None}))]
-        return _done_if_asked(state, user_id, record, args, now, ops), [], ops
+        kept = ["reminders"] if args.get("reminders") else []
+        return _done_if_asked(state, user_id, record, args, now, ops), kept, ops
     column = open_column(state, space)
     record = {
         "id": model.new_id(),
