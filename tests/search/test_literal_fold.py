@@ -207,16 +207,12 @@ def _notes_and_memos_of(services: Services, contents: tuple[str, ...]) -> Any:
     return call
 
 
-WIDE = ("Notes on the ｅｃｏｎｏｍｙ of attention", "the economy of cities", "ＥＣＯＮＯＭＹ　class")
-
-
-@pytest.mark.parametrize("query", ["economy", "ｅｃｏｎｏｍｙ", "ＥＣＯＮＯＭＹ"])
-def test_fullwidth_letters_find_their_ascii_and_back(
-    services: Services, query: str, monkeypatch: pytest.MonkeyPatch
+def _found_alike_by_index_and_scan(
+    services: Services, texts: tuple[str, ...], query: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Typed in full width by a Chinese input method or in ASCII, a word finds both: reading
-    notes and memos, through their indexes and through the scans."""
-    call = _notes_and_memos_of(services, WIDE)
+    """`texts` as reading notes and memos; `query` finds every one of them, the same through the
+    literal indexes (scans forbidden) and through the scans (indexes switched off)."""
+    call = _notes_and_memos_of(services, texts)
     with monkeypatch.context() as patch:
         patch.setattr(reading_store, "every_note", _no_scan)
         patch.setattr(memo_store, "all_memos", _no_scan)
@@ -227,8 +223,20 @@ def test_fullwidth_letters_find_their_ascii_and_back(
         patch.setattr(reads, "_literal_matches", lambda *_args: None)
         assert reading_ops.search_reading_notes(call, {"query": query}) == notes_found
         assert reads.search_memos(call, {"query": query}) == memos_found
-    assert sorted(note["content"] for note in notes_found["notes"]) == sorted(WIDE)
-    assert sorted(memo["content"] for memo in memos_found["timelineItems"]) == sorted(WIDE)
+    assert sorted(note["content"] for note in notes_found["notes"]) == sorted(texts)
+    assert sorted(memo["content"] for memo in memos_found["timelineItems"]) == sorted(texts)
+
+
+WIDE = ("Notes on the ｅｃｏｎｏｍｙ of attention", "the economy of cities", "ＥＣＯＮＯＭＹ　class")
+
+
+@pytest.mark.parametrize("query", ["economy", "ｅｃｏｎｏｍｙ", "ＥＣＯＮＯＭＹ"])
+def test_fullwidth_letters_find_their_ascii_and_back(
+    services: Services, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typed in full width by a Chinese input method or in ASCII, a word finds both: reading
+    notes and memos, through their indexes and through the scans."""
+    _found_alike_by_index_and_scan(services, WIDE, query, monkeypatch)
     assert marked(WIDE[0], query) == [("Notes on the ", False), ("ｅｃｏｎｏｍｙ", True), (" of attention", False)]
 
 
@@ -315,19 +323,7 @@ def test_the_dotted_capital_i_finds_the_plain_letters_and_back(
     """`istanbul` did not find "İstanbul", nor `İSTANBUL` "istanbul": casefold turns İ (U+0130)
     into i + U+0307, so the folded text kept a combining dot the plain letters lack. İ now folds
     to i (written decomposed, I + U+0307, too: NFC makes it İ), through the indexes and the scans."""
-    call = _notes_and_memos_of(services, DOTTED)
-    with monkeypatch.context() as patch:
-        patch.setattr(reading_store, "every_note", _no_scan)
-        patch.setattr(memo_store, "all_memos", _no_scan)
-        notes_found = reading_ops.search_reading_notes(call, {"query": query})
-        memos_found = reads.search_memos(call, {"query": query})
-    with monkeypatch.context() as patch:
-        patch.setattr(reading_ops, "_indexed_hits", lambda *_args: None)
-        patch.setattr(reads, "_literal_matches", lambda *_args: None)
-        assert reading_ops.search_reading_notes(call, {"query": query}) == notes_found
-        assert reads.search_memos(call, {"query": query}) == memos_found
-    assert sorted(note["content"] for note in notes_found["notes"]) == sorted(DOTTED)
-    assert sorted(memo["content"] for memo in memos_found["timelineItems"]) == sorted(DOTTED)
+    _found_alike_by_index_and_scan(services, DOTTED, query, monkeypatch)
     assert marked(DOTTED[0], query) == [("Two days in ", False), ("İstanbul", True)]
 
 
