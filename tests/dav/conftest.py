@@ -7,13 +7,15 @@ Starlette's TestClient on https, a user with a todo:read+todo:write token named 
 - `snapshot(services, user_id)`: every item of the user's partition, to prove a refused
   request wrote nothing.
 - `mesq`: a real `mesq serve` for a test module (the sync clients' tests: python-caldav,
-  vdirsyncer, the inbox move), on a data directory of its own.
+  vdirsyncer, the inbox move), on a data directory of its own; `phone_of(mesq, username, name)`
+  an account there with a todo token named `name`, as python-caldav (`CaldavClient`) and REST.
 """
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -29,6 +31,8 @@ from mesq.runtime.app_factories import create_local_app
 from mesq.store.paging import walk
 from mesq.wiring.services import Services
 from tests.conftest import LiveServer, start_server, stop_server
+from tests.dav.driver import CaldavClient
+from tests.dav.mesq_side import Rest
 
 PASSWORD = "correct horse battery"
 NS = {"D": "DAV:", "C": "urn:ietf:params:xml:ns:caldav", "CS": "http://calendarserver.org/ns/"}
@@ -95,6 +99,21 @@ def mesq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     server = start_server(tmp_path_factory.mktemp("mesq") / "data")
     yield server
     stop_server(server)
+
+
+@contextmanager
+def phone_of(mesq: LiveServer, username: str, name: str = "Phone") -> Iterator[tuple[CaldavClient, Rest]]:
+    """A new account on `mesq` with a todo:read+todo:write token named `name` (the phone), as
+    python-caldav sees it and as REST does."""
+    assert mesq.cli("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
+    made = mesq.cli("token", "create", username, "--name", name, "--scopes", "todo:read,todo:write")
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.strip().splitlines()[-1]
+    client = CaldavClient(f"{mesq.base_url}/dav/", username, token)
+    try:
+        yield client, Rest(mesq.base_url, token)
+    finally:
+        client.close()
 
 
 @pytest.fixture

@@ -13,24 +13,16 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer
-from tests.dav.conftest import Dav, basic, hrefs, vtodo
+from tests.dav.conftest import Dav, basic, hrefs, phone_of, vtodo
 from tests.dav.driver import CaldavClient
 from tests.dav.mesq_side import Rest
-
-PASSWORD = "correct horse battery"
 
 
 @pytest.fixture(scope="module")
 def phone(mesq: LiveServer) -> Iterator[tuple[CaldavClient, Rest, str]]:
-    assert mesq.cli("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
-    made = mesq.cli("token", "create", "alice", "--name", "Phone", "--scopes", "todo:read,todo:write")
-    assert made.returncode == 0, made.stderr
-    token = made.stdout.strip().splitlines()[-1]
-    caldav = CaldavClient(f"{mesq.base_url}/dav/", "alice", token)
-    rest = Rest(mesq.base_url, token)
-    space = rest.ok("GET", "/api/toolkit/todo/spaces")["spaces"][0]
-    yield caldav, rest, f"{mesq.base_url}/dav/alice/{space['id']}/"
-    caldav.close()
+    with phone_of(mesq, "alice") as (caldav, rest):
+        space = rest.ok("GET", "/api/toolkit/todo/spaces")["spaces"][0]
+        yield caldav, rest, f"{mesq.base_url}/dav/alice/{space['id']}/"
 
 
 def _vtodo(uid: str, *lines: str) -> str:

@@ -10,21 +10,15 @@ from typing import Any
 import pytest
 
 from tests.conftest import LiveServer
+from tests.dav.conftest import phone_of
 from tests.dav.driver import CaldavClient
 from tests.dav.mesq_side import Rest
-
-PASSWORD = "correct horse battery"
 
 
 @pytest.fixture(scope="module")
 def phone(mesq: LiveServer) -> Iterator[tuple[CaldavClient, Rest]]:
-    assert mesq.cli("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
-    made = mesq.cli("token", "create", "alice", "--name", "Phone", "--scopes", "todo:read,todo:write")
-    assert made.returncode == 0, made.stderr
-    token = made.stdout.strip().splitlines()[-1]
-    caldav = CaldavClient(f"{mesq.base_url}/dav/", "alice", token)
-    yield caldav, Rest(mesq.base_url, token)
-    caldav.close()
+    with phone_of(mesq, "alice") as both:
+        yield both
 
 
 def _vtodo(uid: str, rule: str) -> str:

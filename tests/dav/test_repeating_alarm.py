@@ -6,6 +6,7 @@ the phone never rang again; and the due moved on by one day only, still overdue.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -14,23 +15,17 @@ import pytest
 from icalendar import Calendar
 
 from tests.conftest import LiveServer
-from tests.dav.conftest import vtodo
+from tests.dav.conftest import phone_of, vtodo
 from tests.dav.driver import CaldavClient
 from tests.dav.mesq_side import Rest
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
-PASSWORD = "correct horse battery"
 
 
 @pytest.fixture(scope="module")
-def phone(mesq: LiveServer) -> Any:
-    assert mesq.cli("user", "create", "mei", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
-    made = mesq.cli("token", "create", "mei", "--name", "Mei's iPhone", "--scopes", "todo:read,todo:write")
-    assert made.returncode == 0, made.stderr
-    token = made.stdout.strip().splitlines()[-1]
-    client = CaldavClient(f"{mesq.base_url}/dav/", "mei", token)
-    yield client, Rest(mesq.base_url, token)
-    client.close()
+def phone(mesq: LiveServer) -> Iterator[tuple[CaldavClient, Rest]]:
+    with phone_of(mesq, "mei", "Mei's iPhone") as both:
+        yield both
 
 
 def _todo(data: str) -> Any:
