@@ -74,10 +74,10 @@ def test_chatgpt_registers_signs_in_refreshes_and_reconnects(
     listed = result(wire.legacy("tools/list", version="2025-06-18"))["tools"]
     assert "search_everything" in {tool["name"] for tool in listed}
 
-    # Disconnect, connect again: the same client, no `scope` this time; the person approves the
-    # default read scopes, and the connection works.
+    # Disconnect, connect again: the same client, no `scope` this time; the person approves what
+    # MeSQ offers (everything /mcp can do, docs/decisions.md "no scope asked"), and it works.
     again = authorize(browser, metadata, client["client_id"], CALLBACK, scope=None, state="oauth_s_2")
     reissued = token(metadata, **{**form, "code": again.code, "code_verifier": again.pkce.verifier})
-    assert reissued["scope"] == "memo:read todo:read reading:read"
+    assert reissued["scope"] == "memo:read memo:write todo:read todo:write reading:read"
     reconnected = McpWire(mcp_url, CLIENT_INFO, token=reissued["access_token"])
     assert result(reconnected.initialize("2025-06-18"))["serverInfo"]["name"] == "mesq"

@@ -53,6 +53,6 @@ def test_cursor_registers_its_native_callback_and_connects_on_the_handshake(
     assert wire.notify("notifications/initialized", version="2025-11-25").status_code == 202
     tools = result(wire.legacy("tools/list", {}, version="2025-11-25"))["tools"]
     assert "list_memos" in {tool["name"] for tool in tools}
-    assert "create_memo" not in {tool["name"] for tool in tools}  # the default read scopes only
+    assert "create_memo" in {tool["name"] for tool in tools}  # no scope asked: writes offered and approved
     stream = wire.get()
     assert stream.status_code == 405 and stream.headers["allow"] == "POST"

@@ -125,13 +125,16 @@ def test_registered_scope_is_no_ceiling_for_step_up(flow, register):
 
 @pytest.mark.parametrize("scope", [None, "", "   "])
 def test_default_scope_when_omitted_or_blank(flow, scope):
+    """No scope asked (and none registered): MeSQ offers what the connection can use, writes
+    included (docs/decisions.md "no scope asked"); the person unticks what they do not want."""
     pkce = Pkce.new()
     response = flow.authorize(pkce, scope=scope)
     pending = load_pending(flow.services.items, query_of(response.headers["location"])["request"])
-    assert pending.scopes == ("memo:read", "todo:read", "reading:read")
+    assert pending.scopes == ("memo:read", "memo:write", "todo:read", "todo:write", "reading:read")
+    assert pending.offered
     assert pending.resource == f"{INSTANCE}/mcp" and pending.state == "xyz-state"
     tokens = flow.exchange(flow.approve(response)["code"], pkce)
-    assert tokens.json()["scope"] == "memo:read todo:read reading:read"
+    assert tokens.json()["scope"] == "memo:read memo:write todo:read todo:write reading:read"
 
 
 @pytest.mark.parametrize(

@@ -13,16 +13,18 @@ from tests.oauth.helpers import Pkce, query_of
 from tests.oauth.test_metadata_documents import JSON, _app, _authorize, _document, documents  # noqa: F401
 
 DEFAULT = ("memo:read", "todo:read", "reading:read")
+#: What a request that asks no scope of ours is offered on `/mcp` (docs/decisions.md "no scope asked").
+OFFERED = ("memo:read", "memo:write", "todo:read", "todo:write", "reading:read")
 
 
 @pytest.mark.parametrize(
     ("scope", "granted"),
     [
         ("memo:read todo:read reading:read offline_access", DEFAULT),
-        (" offline_access", DEFAULT),  # nothing of ours left: as if no scope was sent
+        (" offline_access", OFFERED),  # nothing of ours left: as if no scope was sent
         ("openid memo:read", ("memo:read",)),
-        ("claudeai", DEFAULT),
-        ("openid profile email offline_access", DEFAULT),
+        ("claudeai", OFFERED),
+        ("openid profile email offline_access", OFFERED),
         ("memo:read memo:write memo:admin", ("memo:read", "memo:write")),
     ],
 )
@@ -49,8 +51,8 @@ def test_nothing_known_falls_back_to_the_registered_default(flow, register):
 @pytest.mark.parametrize(
     ("scope", "registered", "defaulted"),
     [
-        ("openid profile offline_access", None, DEFAULT),  # registered as if without scope
-        ("claudeai", None, DEFAULT),
+        ("openid profile offline_access", None, OFFERED),  # registered as if without scope
+        ("claudeai", None, OFFERED),
         ("memo:read offline_access", "memo:read", ("memo:read",)),
         ("offline_access todo:write memo:read", "memo:read todo:write", ("memo:read",)),
     ],
@@ -93,18 +95,18 @@ def test_metadata_document_with_unknown_scopes_is_accepted(services, documents):
 @pytest.mark.parametrize(
     ("resource_path", "scope", "granted"),
     [
-        ("/mcp/x/todo", None, ("todo:read",)),
+        ("/mcp/x/todo", None, ("todo:read", "todo:write")),
         ("/mcp/x/memo,reading/readonly", "offline_access", ("memo:read", "reading:read")),
-        ("/mcp/x/code,todo_inbox", None, ("todo:read",)),
-        ("/mcp/x/code", None, DEFAULT),
+        ("/mcp/x/code,todo_inbox", None, ("todo:read", "todo:write")),
+        ("/mcp/x/code", None, OFFERED),
         ("/mcp/readonly", None, DEFAULT),
         ("/mcp/x/todo", "memo:read todo:read", ("memo:read", "todo:read")),  # asked for: the person decides
     ],
 )
 def test_a_request_without_scope_for_a_narrowed_url_asks_for_what_it_shows(flow, resource_path, scope, granted):
-    """No `scope` (ChatGPT's reconnect) means the default read scopes, narrowed to those the
-    connection's tool groups use: a todos-only URL asks to read todos, not memos and the shelf it
-    can never show. An explicit scope is kept as asked."""
+    """No `scope` (ChatGPT's reconnect) means what the connection's tool groups can use (its
+    `scopes_supported`, writes included, the person free to untick them): a todos-only URL asks
+    for todos, not memos and the shelf it can never show. An explicit scope is kept as asked."""
     response = flow.authorize(Pkce.new(), scope=scope, resource=f"http://testserver{resource_path}")
     assert response.status_code == 302 and "error" not in query_of(response.headers["location"])
     pending = load_pending(flow.services.items, query_of(response.headers["location"])["request"])

@@ -64,6 +64,7 @@ from ..auth.oauth.metadata import (
     protected_resource_metadata,
 )
 from ..auth.oauth.resources import canonical_resource, normalize_resource
+from ..auth.scopes import known_scopes
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError, NotFound, RateLimited
 from ..kernel.messages import quoted
@@ -261,6 +262,7 @@ class OAuthEndpoints:
                 state=state,
                 code_challenge=challenge,
                 issuer=issuer,
+                offered=client.scopes is None and not known_scopes(params.get("scope")),
             )
         )
         return RedirectResponse(f"{issuer}{CONSENT_PATH}?request={request_id}", status_code=302, headers=NO_STORE)

@@ -11,17 +11,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from authlib.common.urls import add_params_to_uri
 
-from ...kernel.errors import NotFound
+from ...kernel.errors import NotFound, ValidationError
 from ...kernel.ports.storage import Condition, ConditionFailed, Delete, ItemStore, Put
 from ...kernel.timestamps import now_timestamp
-from ..scopes import known_scopes, order_scopes
+from ..scopes import ALL_SCOPES, READ_SCOPES, known_scopes, order_scopes
 from .clients import Client, registered_client
 from .grants import get_grant, list_grants, revoke_grant
 from .keys import CODE_PREFIX, CODE_SECONDS, PENDING_SECONDS, code_key, digest, new_id, new_secret, pending_key
-from .resources import connection_read_scopes
+from .resources import connection_read_scopes, connection_scopes
 
 __all__ = [
     "PendingAuthorization",
@@ -48,6 +49,7 @@ class PendingAuthorization:
     scopes: tuple[str, ...]  # already defaulted to memo:read todo:read reading:read when blank
     resource: str  # the RFC 8707 resource (e.g. https://host/mcp)
     state: str | None
+    offered: bool = False  # no scope was asked: MeSQ offers what the connection can use
 
 
 def redirect_with(uri: str, params: dict[str, str | None]) -> str:
@@ -76,6 +78,12 @@ def requested_scopes(client: Client, scope: str | None, resource: str | None = N
     challenge asks for: a default the URL cannot use bound a token to `/mcp/x/todo` that listed
     no tool at all."""
     requested = known_scopes(scope)
+    if not requested and client.scopes is None:
+        # A host that says nothing of what it needs (no `scope`, no registered one) is offered
+        # what its connection can use, writes included, and the person unticks what they do not
+        # want on the consent page (docs/decisions.md, "no scope asked"): read-only had the agent
+        # fail on its first write with a scope error the person could not place.
+        return frozenset(connection_scopes(urlsplit(resource).path) if resource is not None else ALL_SCOPES)
     if not requested:
         defaults = DEFAULT_SCOPES if client.scopes is None else (DEFAULT_SCOPES & client.scopes) or client.scopes
         reach = connection_read_scopes(resource) if resource is not None else None
@@ -99,7 +107,10 @@ def create_pending(
     state: str | None,
     code_challenge: str,
     issuer: str,
+    offered: bool = False,
 ) -> str:
+    """Store a pending authorization request; `offered`: no scope was asked, `scopes` is what
+    MeSQ offers (the consent page says so)."""
     request_id = new_id() + new_id()  # 160 bits: the consent URL must not be guessable
     record: dict[str, Any] = {
         "pk": pending_key(request_id)[0],
@@ -119,6 +130,8 @@ def create_pending(
     }
     if state is not None:
         record["state"] = state
+    if offered:
+        record["scopesOffered"] = True
     items.put(record, Condition(exists=False))
     return request_id
 
@@ -140,17 +153,35 @@ def load_pending(items: ItemStore, request_id: str) -> PendingAuthorization:
         scopes=tuple(record["scopes"]),
         resource=record["resource"],
         state=record.get("state"),
+        offered=bool(record.get("scopesOffered")),
     )
 
 
-def decide(items: ItemStore, user_id: str, request_id: str, approve: bool) -> str:
-    """Answer a pending request for `user_id` (once only) and return the client redirect URL."""
+def chosen_scopes(offered: list[str], chosen: list[str] | None) -> list[str]:
+    """The scopes the person left ticked on the consent page (None: all of them): some of those
+    offered, and a read scope among them when one was offered (an MCP connection needs one)."""
+    if chosen is None:
+        return offered
+    if not set(chosen) <= set(offered):
+        raise ValidationError("scopes must be among those the app asked for: %(offered)s", offered=" ".join(offered))
+    kept = [scope for scope in offered if scope in set(chosen)]
+    if not kept:
+        raise ValidationError("tick at least one permission, or deny")
+    if set(offered) & READ_SCOPES and not set(kept) & READ_SCOPES:
+        raise ValidationError("keep at least one read permission ticked: without one the app cannot connect")
+    return kept
+
+
+def decide(items: ItemStore, user_id: str, request_id: str, approve: bool, scopes: list[str] | None = None) -> str:
+    """Answer a pending request for `user_id` (once only) and return the client redirect URL;
+    `scopes`: those the person left ticked (None: every one the page showed)."""
     record = _pending_record(items, request_id)
     answer: dict[str, str | None] = {}
     writes: list[Put | Delete] = [Delete(pending_key(request_id), Condition(exists=True))]
     if approve:
         if not record["metadataDocument"] and registered_client(items, record["clientId"]) is None:
             raise NotFound("the application that asked for access is no longer registered")
+        granted = chosen_scopes(list(record["scopes"]), scopes)
         code = new_secret(CODE_PREFIX)
         expires = int(time.time()) + CODE_SECONDS
         writes.append(
@@ -164,7 +195,7 @@ def decide(items: ItemStore, user_id: str, request_id: str, approve: bool) -> st
                     "clientName": record["clientName"],
                     "redirectUri": record["redirectUri"],
                     "redirectUriGiven": record["redirectUriGiven"],
-                    "scopes": record["scopes"],
+                    "scopes": granted,
                     "resource": record["resource"],
                     "codeChallenge": record["codeChallenge"],
                     "expiresAtEpoch": expires,

@@ -156,6 +156,7 @@ def exchange_code(
         "clientName": record["clientName"],
         "scopes": record["scopes"],
         "resource": record["resource"],
+        "redirectUri": record["redirectUri"],  # where the code went: Connected apps groups by it
         "createdAt": now_timestamp(),
     }
     tokens, writes, digests = _token_writes(grant, record["scopes"])

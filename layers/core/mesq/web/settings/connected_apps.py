@@ -1,5 +1,7 @@
-"""Settings -> Connected apps (已连接应用): the OAuth grants of the signed-in user; revoking one
-revokes every access and refresh token of that grant (mesq/auth/oauth)."""
+"""Settings -> Connected apps (已连接应用): the OAuth grants of the signed-in user, one row per app
+(grants of the same name, redirect URI and connection URL: a host that registered again after
+losing its client, or another device; `auth/oauth/connected_apps.py`); disconnecting a row
+revokes every access and refresh token of its grants."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from urllib.parse import urlsplit
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...auth.oauth.authorization import get_grant, list_grants, revoke_grant
+from ...auth.oauth.connected_apps import disconnect_app, get_app, list_apps
 from ...history.reads import recent_changes
 from ...kernel.concurrency import run_sync
 from ..activity.pages import last_session_views
@@ -19,7 +21,7 @@ PAGE = "/settings/apps"
 
 
 async def apps_page(page: Page) -> Response:
-    grants = await run_sync(list_grants, page.web.services.items, page.user.user_id)
+    grants = await run_sync(list_apps, page.web.services.items, page.user.user_id)
     sessions = last_session_views(page, await run_sync(recent_changes, page.web.services.items, page.user.user_id))
     shown = [
         {
@@ -29,7 +31,10 @@ async def apps_page(page: Page) -> Response:
             "connectionWords": connection_words(grant["resource"], page.translator),
             "connectionPath": urlsplit(grant["resource"]).path,
             "actor": f"oauth:{grant['id']}",
-            "lastSession": sessions.get(f"oauth:{grant['id']}"),
+            "lastSession": next(
+                (sessions[f"oauth:{grant_id}"] for grant_id in grant["grantIds"] if f"oauth:{grant_id}" in sessions),
+                None,
+            ),
         }
         for grant in grants
     ]
@@ -38,7 +43,7 @@ async def apps_page(page: Page) -> Response:
 
 async def confirm_revoke(page: Page) -> Response:
     # Keys come from the session's user: another user's grant id is NOT_FOUND.
-    grant = await run_sync(get_grant, page.web.services.items, page.user.user_id, page.request.path_params["grant_id"])
+    grant = await run_sync(get_app, page.web.services.items, page.user.user_id, page.request.path_params["grant_id"])
     shown = {
         **grant,
         "clientName": app_name(grant["clientName"], page.translator),
@@ -51,8 +56,7 @@ async def confirm_revoke(page: Page) -> Response:
 
 async def revoke_submit(page: Page) -> Response:
     items, user_id, grant_id = page.web.services.items, page.user.user_id, page.request.path_params["grant_id"]
-    grant = await run_sync(get_grant, items, user_id, grant_id)
-    await run_sync(revoke_grant, items, user_id, grant_id)
+    grant = await run_sync(disconnect_app, items, user_id, grant_id)
     return page.redirect_with_flash(
         PAGE,
         page.gettext("“%(name)s” disconnected: its access ended.", name=app_name(grant["clientName"], page.translator)),

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...asgi.body import FORM_MEDIA_TYPE, accepts_html, media_type
+from ...asgi.body import FORM_MEDIA_TYPE, accepts_html, is_json_media_type, media_type
 from ...auth.oauth.authorization import decide, load_pending
 from ...auth.oauth.metadata import CONSENT_PATH
 from ...kernel.concurrency import run_sync
@@ -38,6 +38,7 @@ async def consent_page(page: Page) -> Response:
         client_name=app_name(pending.client_name, page.translator),
         destination=f"{target.scheme}://{target.netloc}" if target.netloc else pending.redirect_uri,
         scopes=[(scope, describe(scope, page.translator)) for scope in pending.scopes],
+        offered=pending.offered,
         connection=(connection_words(pending.resource, page.translator), urlsplit(pending.resource).path),
     )
 
@@ -48,10 +49,27 @@ def _wants_navigation(page: Page) -> bool:
     return media_type(headers.get("content-type")) == FORM_MEDIA_TYPE and accepts_html(headers.get("accept"))
 
 
+def _ticked(page: Page) -> list[str] | None:
+    """The scopes the person left ticked: JSON `scopes` (a list), or the form's `scopes` boxes
+    (`scopeChoice` marks the page's form, so unticking every box is nothing, not everything).
+    None when the answer says nothing of scopes (a script approving what was asked)."""
+    given = page.fields.all("scopes")
+    if is_json_media_type(page.request.headers.get("content-type")):
+        if not given:
+            return None
+        (value,) = given
+        if not isinstance(value, list) or not all(isinstance(scope, str) for scope in value):
+            raise ValidationError("scopes must be a list of scope names")
+        return list(value)
+    if not given and not page.fields.get("scopeChoice"):
+        return None
+    return [str(scope) for scope in given]
+
+
 async def consent_submit(page: Page) -> Response:
     request_id = page.fields.get("requestId")
     decision = page.fields.get("decision")
-    unknown = sorted(set(page.fields.values) - {"requestId", "decision", "csrf"})
+    unknown = sorted(set(page.fields.values) - {"requestId", "decision", "csrf", "scopes", "scopeChoice"})
     if unknown:
         raise ValidationError("unknown field(s): %(unknown)s", unknown=", ".join(unknown))
     if not isinstance(request_id, str) or not request_id:
@@ -60,7 +78,7 @@ async def consent_submit(page: Page) -> Response:
         raise ValidationError('decision must be "approve" or "deny"')
     url = await run_sync(
         decide, page.web.services.items, page.user.user_id, request_id,
-        decision == "approve",
+        decision == "approve", _ticked(page) if decision == "approve" else None,
     )  # fmt: skip
     if _wants_navigation(page):
         return redirect(url)

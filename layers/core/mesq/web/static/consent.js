@@ -30,6 +30,13 @@
     return true;
   }
 
+  function ticked() {
+    // The boxes sit in the list above the form (form="consent"): the scopes the person kept.
+    return Array.prototype.filter.call(form.elements, function (element) {
+      return element.name === "scopes" && element.checked;
+    }).map(function (element) { return element.value; });
+  }
+
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     var decision = event.submitter ? event.submitter.value : "deny";
@@ -40,7 +47,7 @@
       credentials: "same-origin",
       referrerPolicy: "same-origin", // the page's no-referrer would make the Origin header "null"
       headers: { "Content-Type": "application/json", "X-CSRF-Token": form.elements.csrf.value },
-      body: JSON.stringify({ requestId: form.elements.requestId.value, decision: decision })
+      body: JSON.stringify({ requestId: form.elements.requestId.value, decision: decision, scopes: ticked() })
     }).then(function (response) {
       return response.json().then(function (body) { return { ok: response.ok, status: response.status, body: body }; });
     }).then(function (result) {
@@ -64,6 +71,7 @@
       var message = result.body && result.body.error ? result.body.error.message : mesqSay("The answer was not accepted.");
       status.textContent = message;
       status.hidden = false;
+      buttons.forEach(function (b) { b.disabled = false; }); // e.g. every box unticked: choose again
     }).catch(function () {
       status.textContent = mesqSay("Could not reach MeSQ; check the connection and try again.");
       status.hidden = false;
