@@ -1,11 +1,18 @@
-"""The Markdown memos are written in: CommonMark with tables and strikethrough, raw HTML off (so
-`<script>` and `<!-- -->` stay text), CJK-friendly emphasis (cjk_emphasis.py) and bare URLs as
-links (memo_linkify.py). No footnotes: a footnote's definition (`[^1]: 注释`) is no link reference
-either, so it stays text as typed (CommonMark read a note without a space, as Chinese writes it, as
-a link's definition: its words vanished and `[^1]` linked to them as a relative address).
-One definition, because two readers must agree on it: the
-renderer (web/kit/markdown.py) draws it, and the tag rule (kernel/tags.py) reads from the same
-parse which text is prose, so a `#` in code or in a link is no tag in either.
+"""The Markdown memos are written in: CommonMark with tables, strikethrough and footnotes, raw HTML
+off (so `<script>` and `<!-- -->` stay text), CJK-friendly emphasis (cjk_emphasis.py) and bare URLs
+as links (memo_linkify.py).
+
+Footnotes as Obsidian, Typora and flomo exports write them (mdit-py-plugins' footnote plugin):
+`正文[^1]` with `[^1]: 出处` anywhere in the memo (a note without a space, as Chinese writes it, is
+one too), and inline `^[出处]`. The notes are listed at the memo's end, in the order of their first
+reference; a definition no reference names is listed there too (after the others), so no words a
+person typed are dropped. A note's text is prose: a `#tag` in it is a tag; a footnote's label
+(`[^读书#1]`) is not. A definition is never a link reference (CommonMark read a note without a
+space as a link's definition: its words vanished and `[^1]` linked to them as a relative address).
+
+One definition, because two readers must agree on it: the renderer (web/kit/markdown.py) draws it,
+and the tag rule (kernel/tags.py) reads from the same parse which text is prose, so a `#` in code
+or in a link is no tag in either.
 """
 
 from __future__ import annotations
@@ -15,11 +22,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_block import StateBlock
+    from markdown_it.rules_core import StateCore
 
 
 def _reference_but_no_footnote(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """CommonMark's link reference definition, except one whose label starts with `^` (a footnote's
-    definition, `[^1]: 注释`): that one is left to the paragraph, as text."""
+    definition that the footnote rule did not take, `[^a b]: 注释`): that one is left to the
+    paragraph, as text."""
     from markdown_it.rules_block import reference
 
     if state.src.startswith("[^", state.bMarks[start] + state.tShift[start]):
@@ -27,11 +36,25 @@ def _reference_but_no_footnote(state: StateBlock, start: int, end: int, silent: 
     return reference(state, start, end, silent)
 
 
+def _list_unreferenced_notes(state: StateCore) -> None:
+    """Each footnote definition that no reference names gets a place in the list at the memo's end
+    (the plugin's tail step drops it, and its words and tags with it)."""
+    notes = state.env.get("footnotes")
+    if not notes:
+        return
+    listed = notes.setdefault("list", {})
+    for key, number in notes.get("refs", {}).items():
+        if number < 0:
+            notes["refs"][key] = len(listed)
+            listed[len(listed)] = {"label": key[1:], "count": 0}
+
+
 def markdown_parser(**options: Any) -> MarkdownIt:
     """A new parser of memo Markdown; `options` are rendering options (`breaks`) that do not change
     what the parse finds."""
     # Imported here: ~40 ms that only a page or a write with a `#` in it needs (not a cold start).
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
 
     from .cjk_emphasis import cjk_friendly_emphasis
     from .memo_linkify import MemoLinkify
@@ -39,8 +62,10 @@ def markdown_parser(**options: Any) -> MarkdownIt:
     parser = (
         MarkdownIt("commonmark", {**options, "html": False, "linkify": True})
         .use(cjk_friendly_emphasis)
+        .use(footnote_plugin)
         .enable(["table", "strikethrough", "linkify"])
     )
     parser.block.ruler.at("reference", _reference_but_no_footnote)
+    parser.core.ruler.before("footnote_tail", "mesq_unreferenced_notes", _list_unreferenced_notes)
     parser.linkify = MemoLinkify()  # a URL's text is a link's, so never a tag either
     return parser
