@@ -78,6 +78,22 @@ def test_a_long_memo_folds_in_the_timeline_and_unfolds_in_place(server: LiveServ
                 assert PROBLEMS[page] == [], (where, PROBLEMS[page])
 
 
+def test_a_search_match_past_the_fold_shows_the_memo_open(server: LiveServer) -> None:
+    """An exact-text search whose match lies in the folded part: the memo is shown open with its
+    match, "Show less" offered; a match in the first lines leaves it folded."""
+    long, _short = _memos(server)
+    with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, locale="zh-CN") as page:
+        sign_in_page(page, server.base_url, USER)
+        button = page.locator(f"#memo-{long['id']} button.memo-fold")
+        page.goto(server.base_url + "/?q=" + "第39段")
+        expect(page.locator(f"#memo-{long['id']} mark")).to_have_text("第39段")
+        expect(button).to_have_text("收起")
+        expect(button).to_have_attribute("aria-expanded", "true")
+        page.goto(server.base_url + "/?q=" + "第1段")
+        expect(button).to_have_text("展开")
+        assert PROBLEMS[page] == [], PROBLEMS[page]
+
+
 def test_the_timeline_with_a_folded_memo_passes_axe(server: LiveServer) -> None:
     long, _short = _memos(server)
     source = (_node_tools().ensure_npm_packages(_node_tools().AXE_PACKAGES) / "axe-core" / "axe.min.js").read_text()

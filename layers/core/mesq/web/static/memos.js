@@ -85,7 +85,8 @@
   // lines and its "Show more" button (aria-expanded; a native button, so Enter and Space work),
   // which unfolds it in place and turns to "Show less". Focus moving into the hidden part (Tab),
   // a footnote link or the address's #fragment pointing into it, unfold it too. Cards only
-  // (`data-fold`), never the composer's Preview; measured again when the window's width changes,
+  // (`data-fold`), never the composer's Preview; a card whose first search match lies past the
+  // fold is shown open; measured again when the window's width changes,
   // except a card the reader unfolded.
   const FOLD_REMS = 18, FOLD_OVER = 1.4;
   function foldHeight() {
@@ -107,8 +108,11 @@
       if (!button || body.dataset.unfolded === "true") return;
       body.classList.remove("folded");
       const long = body.scrollHeight > limit * FOLD_OVER;
+      // A search's first match past the fold: shown open (its "Show less" still there).
+      const mark = long && body.querySelector("mark");
+      const past = mark && mark.getBoundingClientRect().bottom - body.getBoundingClientRect().top > limit;
       button.hidden = !long;
-      setFolded(body, button, long);
+      setFolded(body, button, long && !past);
     });
   }
   function unfold(body) {
