@@ -31,8 +31,8 @@ Three changes to CommonMark, all for text as people type it, made in the one mem
 Two additions of this module's own, never by widening the allow-list:
 
 - `#tag` and `#a/b` in prose become links to the timeline filtered by that tag (class `memo-tag`,
-  the one class the sanitizer keeps), so a card needs no second list of its tags. The links are
-  the stored tags by construction: `kernel.tags.mark_tags` puts a marker where each candidate's
+  kept by the sanitizer, as the footnotes' three are), so a card needs no second list of its
+  tags. The links are the stored tags by construction: `kernel.tags.mark_tags` puts a marker where each candidate's
   sign stood, and the markers that this parse leaves in prose text (`kernel.tags.prose_text`, the
   test `parse_tags` reads) become links; every other marker turns back into its sign. Text
   inside a link (a Markdown link or a linkified URL) never holds a tag link.
