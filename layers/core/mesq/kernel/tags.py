@@ -50,6 +50,7 @@ the same cases through both engines; the Markdown step is Python's alone.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
@@ -216,9 +217,13 @@ def mark_tags(content: str) -> tuple[str, list[tuple[int, int, str]]]:
     marker carrying its index, and the candidates. Characters of the marker planes already in the
     content become U+FFFD so that none passes for a marker; every offset stays."""
     labels = [found.span() for found in _FOOTNOTE_LABEL.finditer(content)] if "[^" in content else []
-    candidates = [
-        candidate for candidate in _candidates(content) if not any(start < candidate[0] < end for start, end in labels)
-    ][:_MARKER_ROOM]
+    starts = [start for start, _end in labels]  # in order, never overlapping
+
+    def in_label(at: int) -> bool:
+        before = bisect_right(starts, at) - 1
+        return before >= 0 and at < labels[before][1]
+
+    candidates = [candidate for candidate in _candidates(content) if not in_label(candidate[0])][:_MARKER_ROOM]
     pieces: list[str] = []
     last = 0
     for index, (start, _end, _name) in enumerate(candidates):
