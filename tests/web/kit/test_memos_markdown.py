@@ -10,7 +10,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from mesq.kernel.tags import MARKER, parse_tags
+from mesq.kernel.memo_markdown import MAX_LABEL
+from mesq.kernel.tags import MARKER, mark_tags, parse_tags
 from mesq.web.kit.markdown import ALLOWED_TAGS, LINK_REL, render_markdown, toggle_task
 
 HOSTILE = [
@@ -336,13 +337,13 @@ def test_a_footnote_is_a_numbered_link_to_its_note_at_the_memos_end() -> None:
     shown raw (`三体读后感[^1]` and `[^1]: 出自…` as typed). Never a link to the note's words as a
     relative address (CommonMark's reading of a note without a space), and a link reference whose
     label does not start with `^` still works."""
-    text = "三体读后感[^1]，见访谈^[内联注释]。\n\n[^1]: 出自刘慈欣的访谈#读书"
+    text = "三体读后感[^1]，见访谈[^访谈]。\n\n[^1]: 出自刘慈欣的访谈#读书\n[^访谈]: 第三期"
     html = str(render_markdown(text, doc_id="m1", back_name="返回正文"))
-    assert "[^1]" not in html and "^[" not in html, html
+    assert "[^1]" not in html and "[^访谈]" not in html, html
     assert '<sup class="footnote-ref"><a href="#fn-m1-1" id="fnref-m1-1"' in html, html
     assert '<a href="#fn-m1-2" id="fnref-m1-2"' in html, html
     notes = html.index('<section class="footnotes">')
-    assert html.index("见访谈") < notes < html.index("出自刘慈欣的访谈") < html.index("内联注释"), html
+    assert html.index("见访谈") < notes < html.index("出自刘慈欣的访谈") < html.index("第三期"), html
     assert '<li id="fn-m1-1"><p>出自刘慈欣的访谈<a href="/?tag=%E8%AF%BB%E4%B9%A6"' in html, html
     assert '<a href="#fnref-m1-1" class="footnote-back" aria-label="返回正文"' in html, html
     assert 'href="%E5%87%BA' not in html
@@ -377,7 +378,7 @@ def test_a_note_no_reference_names_keeps_its_words_and_tags() -> None:
         '正文[^"><img src=x onerror=alert(1)>]\n\n[^"><img src=x onerror=alert(1)>]: 注',
         "正文[^<script>alert(1)</script>]\n\n[^<script>alert(1)</script>]: 注",
         '正文[^1]\n\n[^1]: <a id="composer-text" href="javascript:alert(1)">x</a>',
-        "正文^[<img src=x onerror=alert(1)>]",
+        "正文[^1]\n\n[^1]: ^[<img src=x onerror=alert(1)>]",
     ],
 )
 def test_a_footnote_label_or_note_carries_no_markup(text: str) -> None:
@@ -389,6 +390,29 @@ def test_a_footnote_label_or_note_carries_no_markup(text: str) -> None:
             assert name != "id" or (value or "").startswith("fn"), html
             assert name != "href" or not (value or "").startswith("javascript"), html
     assert "<img" not in html and "<script" not in html, html
+
+
+def test_what_would_read_a_memo_to_its_end_at_each_bracket_stays_text() -> None:
+    """Two footnote forms read each opening to the memo's end when it never closes, seconds for a
+    memo of them: an inline note (`^[注]`, Obsidian's alone) and a label of any length. Inline
+    notes stay text, as they were; a label has at most MAX_LABEL characters."""
+    assert "^[注]" in str(render_markdown("正文^[注]"))
+    long = "a" * (MAX_LABEL + 1)
+    html = str(render_markdown(f"正文[^{long}] 和[^{long[1:]}]\n\n[^{long}]: 甲\n[^{long[1:]}]: 乙"))
+    assert f"正文[^{long}]" in html and 'href="#fn-memo-1"' in html, html
+    assert f"[^{long}]: 甲" in html and "乙" in html, html
+
+
+def test_footnote_labels_cost_no_scan_to_the_memos_end() -> None:
+    """`[^[^[^…` (50,000 characters): the tag rule's label pattern read each `[^` to the end, 4 s
+    here; bounded by MAX_LABEL it takes ~0.01 s. The bound is loose (this machine is shared)."""
+    import time
+
+    text = ("[^" * 25_000)[:49_990] + " #x"
+    started = time.perf_counter()
+    _marked, candidates = mark_tags(text)
+    took = time.perf_counter() - started
+    assert len(candidates) == 1 and took < 1.0, took
 
 
 def test_a_tag_in_a_footnotes_note_is_a_tag_one_in_its_label_is_not() -> None:

@@ -220,8 +220,8 @@ def _link_line(text: str, href: str) -> str:
 
 @cache
 def _title_parser() -> MarkdownIt:
-    # A task's name has no footnotes: `^[两升]` is words (the memo parser would take them away).
-    return markdown_parser().disable(["strikethrough", "footnote_inline", "footnote_ref"])
+    # A task's name has no footnotes: `[^1]` is words, whatever the memo parser reads.
+    return markdown_parser().disable(["strikethrough", "footnote_ref"])
 
 
 def _due(value: date | datetime) -> dict[str, Any]:

@@ -20,8 +20,8 @@ Three changes to CommonMark, all for text as people type it, made in the one mem
   characters end it too, as Chinese chat and microblog apps do, so `见https://example.com/a，很好`
   links `https://example.com/a` and `看https://example.com/页面很好` links `https://example.com/`.
   A Chinese path is kept whole by `<https://example.com/页面>` or `[文字](https://example.com/页面)`.
-- Footnotes (`正文[^1]` and `[^1]: 注释`, inline `^[注释]`): a numbered superscript link to the
-  note, the notes in a list at the memo's end, each with a link back to where it is referenced
+- Footnotes (`正文[^1]` and `[^1]: 注释`; not inline `^[注释]`, see memo_markdown.py): a numbered
+  superscript link to the note, the notes in a list at the memo's end, each with a link back to where it is referenced
   (named for screen readers in the page's language, `back_name`). Their ids carry the memo's
   (`doc_id`: `fn-<memo>-1`, `fnref-<memo>-1`), so two memos on one timeline never share one, and
   the sanitizer prefixes any other id with `fn` (nh3's `id_prefix`): no id the page's own script
