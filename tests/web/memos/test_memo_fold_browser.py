@@ -7,6 +7,7 @@ whole screen."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,10 +17,11 @@ from ...conftest import LiveServer
 from ...mcp.test_js_schemas import _node_tools
 from ..chromium import chromium_page
 from ..kit.test_accessibility import Audit
-from ..kit.test_layout import SIZES
+from ..kit.test_layout import SIZES, shots
 from ..todos.test_todos_browser import PROBLEMS, sign_in_page
 
 expect = playwright_sync.expect
+__all__ = ["shots"]  # the fixture
 USER = "fold"
 LONG = "读书笔记[^1]：\n\n" + "\n\n".join(f"第{n}段：今天读了很多很多页，记下这一段想法。" for n in range(1, 41))
 LONG += "\n\n[^1]: 出自《三体》第三章"
@@ -38,7 +40,7 @@ def _height(body: Any) -> tuple[int, int]:
     return body.evaluate("e => [e.clientHeight, e.scrollHeight]")  # type: ignore[no-any-return]
 
 
-def test_a_long_memo_folds_in_the_timeline_and_unfolds_in_place(server: LiveServer) -> None:
+def test_a_long_memo_folds_in_the_timeline_and_unfolds_in_place(server: LiveServer, shots: Path) -> None:
     long, short = _memos(server)
     for locale, (more, less) in WORDS.items():
         for width, height in SIZES:
@@ -54,6 +56,7 @@ def test_a_long_memo_folds_in_the_timeline_and_unfolds_in_place(server: LiveServ
                 assert shown < whole / 2 and shown < height, (where, shown, whole)
                 expect(page.locator(f"#memo-{short['id']} button.memo-fold")).to_be_hidden()
                 assert _height(page.locator(f"#memo-{short['id']} .memo-body"))[0] > 0
+                card.screenshot(path=str(shots / f"memos-folded-{locale}-{width}.png"))
 
                 # By keyboard: Enter unfolds, Space folds again; no reload in between.
                 page.evaluate("window.notReloaded = true")
@@ -72,6 +75,7 @@ def test_a_long_memo_folds_in_the_timeline_and_unfolds_in_place(server: LiveServ
                 card.locator("sup.footnote-ref a").click()
                 expect(button).to_have_attribute("aria-expanded", "true")
                 expect(card.locator(".footnotes li")).to_be_in_viewport()
+                card.locator(".footnotes").screenshot(path=str(shots / f"memos-footnotes-{locale}-{width}.png"))
                 assert page.evaluate("window.notReloaded") is True
                 scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
                 assert scroll_width <= inner_width, (where, scroll_width, inner_width)
