@@ -65,3 +65,13 @@ def test_a_task_name_keeps_its_words_without_the_marks_and_a_links_address_in_th
 
     again = import_file(services, user["id"], "todoist", path, options=ImportOptions(language="zh"))
     assert not any(again.imported.values()), again.as_dict()
+
+
+def test_an_inline_footnote_in_a_task_name_keeps_its_words(services: Services, tmp_path: Path) -> None:
+    """Memo Markdown reads `^[…]` as an inline footnote; a task's name has no footnotes, so the
+    words in it stay as typed (the title parser shares the memo parser: they were dropped)."""
+    path = todoist_csv(tmp_path / "脚注 [2203306143].csv", [_task("买牛奶 ^[两升] 和面包[^1]")])
+    user = create_user(services.items, "wang", "correct horse battery")
+    import_file(services, user["id"], "todoist", path, options=ImportOptions(language="zh"))
+    titles = [task["title"] for task in load_state(services.items, user["id"]).every_task()]
+    assert titles == ["买牛奶 ^[两升] 和面包[^1]"], titles

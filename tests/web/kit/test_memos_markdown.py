@@ -10,7 +10,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from mesq.kernel.tags import MARKER, parse_tags
+from mesq.kernel.memo_markdown import MAX_LABEL
+from mesq.kernel.tags import MARKER, mark_tags, parse_tags
 from mesq.web.kit.markdown import ALLOWED_TAGS, LINK_REL, render_markdown, toggle_task
 
 HOSTILE = [
@@ -329,20 +330,99 @@ def test_a_urls_fragment_is_never_drawn_as_a_tag(text: str) -> None:
     assert len(_links(html)) == 2, html
 
 
-def test_a_footnote_stays_as_written_never_a_link_to_its_own_words() -> None:
-    """A footnote as Obsidian and Typora write it (`正文[^1]` and `[^1]: 注释`): memo Markdown has no
-    footnotes, and CommonMark read a note without a space (Chinese writes none) as a link reference
-    definition, so the note's words were gone from the card, `[^1]` became a link to the relative
-    address of those words (a 404), and a tag glued in the note was no tag. Both stay text, as
-    typed; a link reference whose label does not start with `^` still works."""
-    text = "三体读后感[^1]\n\n[^1]: 出自刘慈欣的访谈#读书"
-    html = render_markdown(text)
-    assert "三体读后感[^1]" in html and "[^1]: 出自刘慈欣的访谈" in html
-    assert 'href="%E5%87%BA' not in html and '<a href="/?tag=%E8%AF%BB%E4%B9%A6"' in html
+def test_a_footnote_is_a_numbered_link_to_its_note_at_the_memos_end() -> None:
+    """A footnote as Obsidian, Typora and flomo exports write it (`正文[^1]` and `[^1]: 注释`, a note
+    without a space as Chinese writes it; inline `^[注释]`): a superscript number linking to the
+    note, the notes listed at the memo's end with a link back, ids carrying the memo's id. It was
+    shown raw (`三体读后感[^1]` and `[^1]: 出自…` as typed). Never a link to the note's words as a
+    relative address (CommonMark's reading of a note without a space), and a link reference whose
+    label does not start with `^` still works."""
+    text = "三体读后感[^1]，见访谈[^访谈]。\n\n[^1]: 出自刘慈欣的访谈#读书\n[^访谈]: 第三期"
+    html = str(render_markdown(text, doc_id="m1", back_name="返回正文"))
+    assert "[^1]" not in html and "[^访谈]" not in html, html
+    assert '<sup class="footnote-ref"><a href="#fn-m1-1" id="fnref-m1-1"' in html, html
+    assert '<a href="#fn-m1-2" id="fnref-m1-2"' in html, html
+    notes = html.index('<section class="footnotes">')
+    assert html.index("见访谈") < notes < html.index("出自刘慈欣的访谈") < html.index("第三期"), html
+    assert '<li id="fn-m1-1"><p>出自刘慈欣的访谈<a href="/?tag=%E8%AF%BB%E4%B9%A6"' in html, html
+    assert '<a href="#fnref-m1-1" class="footnote-back" aria-label="返回正文"' in html, html
+    assert 'href="%E5%87%BA' not in html
     assert parse_tags(text) == ["读书"]
-    assert "[^note]: 页码123" in render_markdown("[^note]: 页码123")
     reference = render_markdown("见[维基][wiki]\n\n[wiki]: https://zh.wikipedia.org/wiki/三体")
     assert '<a href="https://zh.wikipedia.org/wiki/%E4%B8%89%E4%BD%93"' in reference and "[wiki]" not in reference
+
+
+def test_footnote_ids_differ_between_two_memos_and_twice_referenced_notes() -> None:
+    """Two memos on one timeline both have a note 1: their ids differ (the memo's id is in them),
+    and a note referenced twice has two references, each with its own id and link back."""
+    first, second = (str(render_markdown("正文[^1]，再提[^1]\n\n[^1]: 注", doc_id=memo)) for memo in ("a1", "b2"))
+    ids = re.findall(r'\bid="([^"]+)"', first + second)
+    assert len(ids) == len(set(ids)) == 6, ids
+    targets = re.findall(r'href="#([^"]+)"', first + second)
+    assert sorted(set(targets)) == sorted(ids), (targets, ids)
+    assert 'id="fnref-a1-1-2"' in first and 'href="#fnref-a1-1-2"' in first
+
+
+def test_a_note_no_reference_names_keeps_its_words_and_tags() -> None:
+    """A definition no `[^x]` names (a note whose reference was cut away) is listed at the end with
+    no link back, not dropped: its words and its tags stay."""
+    text = "[^note]: 页码123 #书摘"
+    html = str(render_markdown(text))
+    assert "页码123" in html and 'class="footnote-back"' not in html and "fnref" not in html, html
+    assert parse_tags(text) == ["书摘"] and _drawn_tags(html) == ["书摘"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '正文[^"><img src=x onerror=alert(1)>]\n\n[^"><img src=x onerror=alert(1)>]: 注',
+        "正文[^<script>alert(1)</script>]\n\n[^<script>alert(1)</script>]: 注",
+        '正文[^1]\n\n[^1]: <a id="composer-text" href="javascript:alert(1)">x</a>',
+        "正文[^1]\n\n[^1]: ^[<img src=x onerror=alert(1)>]",
+    ],
+)
+def test_a_footnote_label_or_note_carries_no_markup(text: str) -> None:
+    html = str(render_markdown(text, doc_id='x" onmouseover="alert(1)'))
+    for tag, attrs in _elements(html):
+        assert tag in ALLOWED_TAGS, html
+        for name, value in attrs:
+            assert not name.startswith("on"), html
+            assert name != "id" or (value or "").startswith("fn"), html
+            assert name != "href" or not (value or "").startswith("javascript"), html
+    assert "<img" not in html and "<script" not in html, html
+
+
+def test_what_would_read_a_memo_to_its_end_at_each_bracket_stays_text() -> None:
+    """Two footnote forms read each opening to the memo's end when it never closes, seconds for a
+    memo of them: an inline note (`^[注]`, Obsidian's alone) and a label of any length. Inline
+    notes stay text, as they were; a label has at most MAX_LABEL characters."""
+    assert "^[注]" in str(render_markdown("正文^[注]"))
+    long = "a" * (MAX_LABEL + 1)
+    html = str(render_markdown(f"正文[^{long}] 和[^{long[1:]}]\n\n[^{long}]: 甲\n[^{long[1:]}]: 乙"))
+    assert f"正文[^{long}]" in html and 'href="#fn-memo-1"' in html, html
+    assert f"[^{long}]: 甲" in html and "乙" in html, html
+
+
+def test_footnote_labels_cost_no_scan_to_the_memos_end() -> None:
+    """`[^[^[^…` (50,000 characters): the tag rule's label pattern read each `[^` to the end, 4 s
+    here; bounded by MAX_LABEL it takes ~0.01 s. The bound is loose (this machine is shared)."""
+    import time
+
+    text = ("[^" * 25_000)[:49_990] + " #x"
+    started = time.perf_counter()
+    _marked, candidates = mark_tags(text)
+    took = time.perf_counter() - started
+    assert len(candidates) == 1 and took < 1.0, took
+
+
+def test_a_tag_in_a_footnotes_note_is_a_tag_one_in_its_label_is_not() -> None:
+    """A note's text is prose: `#读书` in it is a tag, drawn and stored alike. A label is a name the
+    reference and the note share (`[^读书#1]`), never a tag."""
+    text = "读完了[^读书#1]#随笔\n\n[^读书#1]: 第三章 #读书/《三体》"
+    assert parse_tags(text) == ["随笔", "读书/《三体》"]
+    html = str(render_markdown(text, doc_id="m"))
+    assert _drawn_tags(html) == ["随笔", "读书/《三体》"], html
+    assert 'href="#fn-m-1"' in html and "[^" not in html, html
 
 
 def test_a_title_part_is_drawn_whole_in_its_tag_link() -> None:

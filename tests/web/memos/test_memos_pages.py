@@ -824,3 +824,27 @@ def test_a_wordless_task_is_named_in_the_pages_language(services: Services, brow
     preview = ada.post("/memos/preview", {"content": "- [ ] "}, headers=zh).text
     assert 'aria-label="任务 1"' in preview and "Task 1" not in preview
     assert 'aria-label="Task 2"' in ada.get("/", headers={"Accept-Language": "en-US"}).text
+
+
+def test_footnotes_on_a_timeline_of_many_memos_link_within_their_own_memo(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """Two memos with a note 1 each on one timeline (Obsidian's `[^1]`, flomo's pasted notes): each
+    reference links to its own memo's note and back, no id twice on the page, the link back named
+    in the page's language; the composer's Preview draws them too. They were shown raw."""
+    ada = browser("ada")
+    first = _memo(services, ada, "三体读后感[^1]\n\n[^1]: 出自刘慈欣的访谈")
+    second = _memo(services, ada, "球状闪电[^1]\n\n[^1]: 另一本书")
+    page = ada.get("/", headers={"Accept-Language": "zh-CN"}).text
+    assert "[^1]" not in page
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    for memo, words in ((first, "出自刘慈欣的访谈"), (second, "另一本书")):
+        card = page[page.index(f'id="memo-{memo["id"]}"') :]
+        card = card[: card.index("</li>\n</ol></section>")]
+        note = re.search(r'<a href="#(fn-[^"]+)" id="(fnref-[^"]+)"', card)
+        assert note is not None, card
+        back = f'<a href="#{note.group(2)}" class="footnote-back" aria-label="返回正文"'
+        assert f'<li id="{note.group(1)}"><p>{words} {back}' in card
+    preview = ada.post("/memos/preview", {"content": "正文[^1]\n\n[^1]: 注"}, headers={"Accept-Language": "en-US"}).text
+    assert 'href="#fn-preview-1"' in preview and 'aria-label="Back to the text"' in preview, preview

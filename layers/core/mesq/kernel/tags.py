@@ -33,7 +33,8 @@ punctuation in it (`#读书/《三体》`, `#《你好，旧时光》`); right a
 the tag as any punctuation does (`#读书《三体》` is `读书`; see `_TITLE`).
 
 In memo content only Markdown prose counts: a `#` that Markdown renders as code (spans, fenced
-and indented blocks, any fence length), in a link's text or target, or in an autolink is no tag.
+and indented blocks, any fence length), in a link's text or target, in an autolink or in a
+footnote's label (`[^读书#1]`) is no tag; a footnote's text is prose.
 `parse_tags` reads that from the renderer's own parse (kernel/memo_markdown.py): `mark_tags` puts a
 private-use marker carrying its index in place of each candidate's sign, and the markers that
 reach prose text (`prose_text`) are the tags. The renderer draws tag links at those same markers,
@@ -49,11 +50,13 @@ the same cases through both engines; the Markdown step is Python's alone.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from .cjk_text import BARE_URL_STOPS, CJK_CHARS
+from .memo_markdown import MAX_LABEL as MAX_FOOTNOTE_LABEL
 from .memo_markdown import markdown_parser
 
 if TYPE_CHECKING:
@@ -173,6 +176,7 @@ _TAG_NAME = re.compile(TAG_NAME_PATTERN)
 
 MAX_TAG_LENGTH = 100
 #: The tag rule's version: memos stored under an older one are re-tagged once (memos/retag.py).
+#: 8: footnotes: a note's text is prose, its label (`[^读书#1]`, anything in `[^…]`) is no tag;
 #: 7: a part in title marks is a tag's part, to its closing mark (`#读书/《三体》`, `#《三体》`);
 #: 6: a footnote's definition (`[^1]: 注释#读书`) is text, no link reference: its tags count;
 #: 5: a non-joiner or joiner between two of a tag's characters is in it (`#می‌خواهم`); a CJK
@@ -180,7 +184,7 @@ MAX_TAG_LENGTH = 100
 #: comment or anything Markdown renders as code or a link; a `#` after a symbol or emoji starts
 #: one; invisible characters end one; 3: the fullwidth `＃` is a tag's sign
 #: too; 2: a `#` after CJK text or punctuation starts a tag (issue 41); 1: only after whitespace.
-TAG_RULE_VERSION = 7
+TAG_RULE_VERSION = 8
 
 # The markers of mark_tags: Supplementary Private Use Areas A and B (no meaning of their own, and
 # to Markdown an ordinary character). Marker 2i stands for candidate i written with `#`, 2i+1 for
@@ -204,11 +208,25 @@ def find_tags(text: str) -> Iterator[tuple[int, int, str]]:
             yield start, end, name
 
 
+# A footnote's label as a reference or a definition writes it (kernel/memo_markdown.py): no tag in it,
+# and it must read the same in both places (a marker is a candidate's own, so two would differ).
+# At most MAX_LABEL characters, as the parser reads one: unbounded, each `[^` of `[^[^[^…` was read
+# to the memo's end (4 s for 50,000 characters).
+_FOOTNOTE_LABEL = re.compile(rf"\[\^[^\] \n]{{1,{MAX_FOOTNOTE_LABEL}}}\]")
+
+
 def mark_tags(content: str) -> tuple[str, list[tuple[int, int, str]]]:
     """`content` with the sign of each tag candidate (`find_tags`' rule, any length) replaced by a
     marker carrying its index, and the candidates. Characters of the marker planes already in the
     content become U+FFFD so that none passes for a marker; every offset stays."""
-    candidates = list(_candidates(content))[:_MARKER_ROOM]
+    labels = [found.span() for found in _FOOTNOTE_LABEL.finditer(content)] if "[^" in content else []
+    starts = [start for start, _end in labels]  # in order, never overlapping
+
+    def in_label(at: int) -> bool:
+        before = bisect_right(starts, at) - 1
+        return before >= 0 and at < labels[before][1]
+
+    candidates = [candidate for candidate in _candidates(content) if not in_label(candidate[0])][:_MARKER_ROOM]
     pieces: list[str] = []
     last = 0
     for index, (start, _end, _name) in enumerate(candidates):

@@ -20,15 +20,19 @@ Three changes to CommonMark, all for text as people type it, made in the one mem
   characters end it too, as Chinese chat and microblog apps do, so `见https://example.com/a，很好`
   links `https://example.com/a` and `看https://example.com/页面很好` links `https://example.com/`.
   A Chinese path is kept whole by `<https://example.com/页面>` or `[文字](https://example.com/页面)`.
-- No footnotes, and a footnote's definition (`[^1]: 注释`) is no link reference: it stays text as
-  typed, where CommonMark took a note without a space as a link's definition (its words gone,
-  `[^1]` a link to them as a relative address).
+- Footnotes (`正文[^1]` and `[^1]: 注释`; not inline `^[注释]`, see memo_markdown.py): a numbered
+  superscript link to the note, the notes in a list at the memo's end, each with a link back to where it is referenced
+  (named for screen readers in the page's language, `back_name`). Their ids carry the memo's
+  (`doc_id`: `fn-<memo>-1`, `fnref-<memo>-1`), so two memos on one timeline never share one, and
+  the sanitizer prefixes any other id with `fn` (nh3's `id_prefix`): no id the page's own script
+  uses can be written from a memo. A label is never drawn (only its number), so it carries no
+  markup.
 
 Two additions of this module's own, never by widening the allow-list:
 
 - `#tag` and `#a/b` in prose become links to the timeline filtered by that tag (class `memo-tag`,
-  the one class the sanitizer keeps), so a card needs no second list of its tags. The links are
-  the stored tags by construction: `kernel.tags.mark_tags` puts a marker where each candidate's
+  kept by the sanitizer, as the footnotes' three are), so a card needs no second list of its
+  tags. The links are the stored tags by construction: `kernel.tags.mark_tags` puts a marker where each candidate's
   sign stood, and the markers that this parse leaves in prose text (`kernel.tags.prose_text`, the
   test `parse_tags` reads) become links; every other marker turns back into its sign. Text
   inside a link (a Markdown link or a linkified URL) never holds a tag link.
@@ -59,11 +63,13 @@ from ...kernel.tags import MARKER, MAX_TAG_LENGTH, TAG_NAME_IN_TEXT, mark_tags, 
 ALLOWED_TAGS = frozenset(
     {
         "p", "br", "hr", "strong", "em", "del", "s", "code", "pre", "blockquote", "ul", "ol", "li", "a",
-        "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td",
+        "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "sup", "section",
     }
 )  # fmt: skip
-ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
-ALLOWED_CLASSES = {"a": {"memo-tag"}}
+ALLOWED_ATTRIBUTES = {"a": {"href", "title", "id", "aria-label"}, "ol": {"start"}, "li": {"id"}}
+ALLOWED_CLASSES = {"a": {"memo-tag", "footnote-back"}, "sup": {"footnote-ref"}, "section": {"footnotes"}}
+#: Every id a memo's HTML keeps starts so (nh3 prefixes any other): the footnotes' own.
+ID_PREFIX = "fn"
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 LINK_REL = "noopener noreferrer nofollow"
 
@@ -74,6 +80,7 @@ _TASK_PREFIX = re.compile(r"\[([ xX])\](?=[ \t]|$)[ \t]*")
 # The list marker before the box on the item's first line (inside blockquotes too).
 _TASK_LINE = re.compile(r"^((?:[ \t]*>)*[ \t]*(?:[-*+]|[0-9]{1,9}[.)])[ \t]+)\[([ xX])\]")
 LABEL_CHARACTERS = 200
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def _image_as_link(renderer: object, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
@@ -183,11 +190,56 @@ def _link_tags(state: StateCore) -> None:
     _unmark(state.tokens)
 
 
+def _note_id(tokens: Sequence[Token], index: int, env: EnvType) -> str:
+    """A footnote's id within the page: the memo's id (`docId`) and the note's number."""
+    return f"{env.get('docId', 'memo')}-{tokens[index].meta['id'] + 1}"
+
+
+def _back_id(tokens: Sequence[Token], index: int, env: EnvType) -> str:
+    """The id of the n-th reference to a note (its first has the note's own number alone)."""
+    sub = tokens[index].meta.get("subId", 0)
+    return _note_id(tokens, index, env) + (f"-{sub + 1}" if sub > 0 else "")
+
+
+def _footnote_ref(renderer: object, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    note, number = escape(_note_id(tokens, index, env)), tokens[index].meta["id"] + 1
+    back = escape(_back_id(tokens, index, env))
+    return f'<sup class="footnote-ref"><a href="#fn-{note}" id="fnref-{back}">{number}</a></sup>'
+
+
+def _footnotes_open(renderer: object, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    return '<section class="footnotes"><ol>\n'
+
+
+def _footnotes_close(renderer: object, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    return "</ol></section>\n"
+
+
+def _footnote_open(renderer: object, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    return f'<li id="fn-{escape(_note_id(tokens, index, env))}">'
+
+
+def _footnote_back(renderer: object, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """The link back to a reference; none for a note that no reference names."""
+    note = env.get("footnotes", {}).get("list", {}).get(tokens[index].meta["id"], {})
+    if "label" in note and not note.get("count"):
+        return ""
+    name = escape(env.get("backName", "Back to the text"))
+    # U+FE0E: the arrow as text, not Apple's emoji.
+    back = escape(_back_id(tokens, index, env))
+    return f' <a href="#fnref-{back}" class="footnote-back" aria-label="{name}">\u21a9\ufe0e</a>'
+
+
 @cache
 def _parser() -> MarkdownIt:
     # `breaks`: a memo's single newlines are line breaks.
     parser = markdown_parser(breaks=True)  # the memo Markdown parse_tags reads, too
     parser.add_render_rule("image", _image_as_link)
+    parser.add_render_rule("footnote_ref", _footnote_ref)
+    parser.add_render_rule("footnote_block_open", _footnotes_open)
+    parser.add_render_rule("footnote_block_close", _footnotes_close)
+    parser.add_render_rule("footnote_open", _footnote_open)
+    parser.add_render_rule("footnote_anchor", _footnote_back)
     parser.core.ruler.push("mesq_tasks", _mark_tasks)
     parser.core.ruler.push("mesq_tags", _link_tags)
     return parser
@@ -205,14 +257,21 @@ def _checkbox(index: int, ticked: bool, label: str, interactive: bool, task_name
 
 
 def render_markdown(
-    text: str, *, interactive: bool = True, task_name: Callable[[int], str] = _english_task_name
+    text: str,
+    *,
+    interactive: bool = True,
+    task_name: Callable[[int], str] = _english_task_name,
+    doc_id: str = "memo",
+    back_name: str = "Back to the text",
 ) -> Markup:
     """Memo text as HTML that can never run script (safe to put into a template unescaped).
     `interactive`: task checkboxes can be ticked (the timeline) or are shown disabled (a preview).
     `task_name`: a task box's accessible name when its item has no words (`- [ ] `), from its
-    number, in the page's language."""
+    number, in the page's language. `doc_id`: what makes the footnotes' ids unique on the page
+    (the memo's id); `back_name`: a footnote's link back, for screen readers, in the page's
+    language."""
     marked, tags = mark_tags(text.translate(_MARKERS))
-    env: dict[str, Any] = {"tags": tags}
+    env: dict[str, Any] = {"tags": tags, "docId": _ID_UNSAFE.sub("", doc_id) or "memo", "backName": back_name}
     html = _parser().render(marked, env)
     cleaned = nh3.clean(
         html,
@@ -222,6 +281,7 @@ def render_markdown(
         url_schemes=set(URL_SCHEMES),
         link_rel=LINK_REL,
         strip_comments=True,
+        id_prefix=ID_PREFIX,
     )
     tasks = env.get("tasks", [])
 

@@ -40,8 +40,13 @@ def task_name(page: Page) -> Callable[[int], str]:
     return lambda number: page.gettext("Task %(num)d", num=number)
 
 
-def _memo_view(memo: dict[str, Any], marked: str | None, name: Callable[[int], str]) -> dict[str, Any]:
-    html = render_markdown(memo["content"], task_name=name)
+def back_name(page: Page) -> str:
+    """The accessible name of a footnote's link back to its reference, in the page's language."""
+    return page.gettext("Back to the text")
+
+
+def _memo_view(memo: dict[str, Any], marked: str | None, name: Callable[[int], str], back: str) -> dict[str, Any]:
+    html = render_markdown(memo["content"], task_name=name, doc_id=str(memo["id"]), back_name=back)
     return {**memo, "html": mark_matches(html, marked) if marked else html}
 
 
@@ -51,8 +56,8 @@ async def memo_views(page: Page, memos: list[dict[str, Any]], marked: str | None
     matches of `marked` (an exact-text search's query) in `<mark>`. Rendered in a worker thread:
     a memo's Markdown (up to 50,000 characters) can take most of a second, which the event loop
     never waits for."""
-    name = task_name(page)
-    return await run_sync(lambda: [_memo_view(memo, marked, name) for memo in memos])
+    name, back = task_name(page), back_name(page)
+    return await run_sync(lambda: [_memo_view(memo, marked, name, back) for memo in memos])
 
 
 async def memo_view(page: Page, memo: dict[str, Any]) -> dict[str, Any]:
@@ -245,6 +250,7 @@ def timeline_page(page: Page, context: dict[str, Any], status: int = 200) -> Res
 
 __all__ = [
     "RECENT_DAYS",
+    "back_name",
     "memo_view",
     "memo_views",
     "page_zone",

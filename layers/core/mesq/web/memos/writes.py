@@ -35,6 +35,7 @@ from ..kit.toast import Toast, render_with_toast, undo_ids
 from .query import TimelineQuery
 from .views import (
     RECENT_DAYS,
+    back_name,
     memo_view,
     page_zone,
     tag_paths,
@@ -119,7 +120,9 @@ async def preview(page: Page) -> Response:
     """The composer's Preview tab: the text rendered by the timeline's own renderer and sanitizer
     (task boxes shown, not tickable). A fragment; nothing is stored."""
     text = page.fields.text("content")
-    html = await run_sync(render_markdown, text, interactive=False, task_name=task_name(page))  # off the event loop
+    html = await run_sync(  # off the event loop
+        render_markdown, text, interactive=False, task_name=task_name(page), doc_id="preview", back_name=back_name(page)
+    )
     return page.render("memos/_preview.html", html=html)
 
 

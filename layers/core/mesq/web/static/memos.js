@@ -5,7 +5,7 @@
 // Ctrl+Enter in the composer; `#` tag suggestions in the composer and in the editor; the
 // composer's Preview tab and its attachments (chosen, pasted or dropped) through the upload
 // session; task boxes on the cards (ticking one saves the memo with its revision); image
-// thumbnails opened full size in a dialog.
+// thumbnails opened full size in a dialog; a long memo folded in the timeline ("Show more").
 (function () {
   "use strict";
   // -- time zone: a cookie the server validates. When the page was counted in another zone, the
@@ -78,6 +78,91 @@
       const edit = event.target.querySelector("[data-edit]");
       if (edit) edit.focus();
     }
+  });
+
+  // -- a long memo folded in the list, as memos does: a card's text past FOLD_REMS (when the whole
+  // is more than FOLD_OVER times that, so a memo a few lines over is never folded) shows its first
+  // lines and its "Show more" button (aria-expanded; a native button, so Enter and Space work),
+  // which unfolds it in place and turns to "Show less". Focus moving into the hidden part (Tab),
+  // a footnote link or the address's #fragment pointing into it, unfold it too. Cards only
+  // (`data-fold`), never the composer's Preview; a card whose first search match lies past the
+  // fold is shown open; measured again when the window's width changes,
+  // except a card the reader unfolded.
+  const FOLD_REMS = 18, FOLD_OVER = 1.4;
+  function foldHeight() {
+    return FOLD_REMS * (parseFloat(getComputedStyle(document.documentElement).fontSize) || 16);
+  }
+  function setFolded(body, button, folded) {
+    body.classList.toggle("folded", folded);
+    button.setAttribute("aria-expanded", folded ? "false" : "true");
+    button.textContent = folded ? button.dataset.more : button.dataset.less;
+  }
+  function foldButton(body) {
+    const button = body.nextElementSibling;
+    return button && button.matches(".memo-fold") ? button : null;
+  }
+  function measureFolds(root) {
+    const limit = foldHeight();
+    (root || document).querySelectorAll(".memo .memo-body[data-fold]").forEach(function (body) {
+      const button = foldButton(body);
+      if (!button || body.dataset.unfolded === "true") return;
+      body.classList.remove("folded");
+      const long = body.scrollHeight > limit * FOLD_OVER;
+      // A search's first match past the fold: shown open (its "Show less" still there).
+      const mark = long && body.querySelector("mark");
+      const past = mark && mark.getBoundingClientRect().bottom - body.getBoundingClientRect().top > limit;
+      button.hidden = !long;
+      setFolded(body, button, long && !past);
+    });
+  }
+  function unfold(body) {
+    const button = foldButton(body);
+    if (!button || !body.classList.contains("folded")) return;
+    body.dataset.unfolded = "true";
+    setFolded(body, button, false);
+  }
+  document.addEventListener("click", function (event) {
+    const target = event.target instanceof Element ? event.target : null;
+    const button = target && target.closest(".memo-fold");
+    if (button) {
+      const body = document.getElementById(button.getAttribute("aria-controls"));
+      if (!body) return;
+      const fold = !body.classList.contains("folded");
+      body.dataset.unfolded = fold ? "" : "true";
+      setFolded(body, button, fold);
+      const card = body.closest(".memo");
+      if (fold && card && card.getBoundingClientRect().top < 0) card.scrollIntoView({ block: "start" });
+      return;
+    }
+    const link = target && target.closest('a[href^="#"]');
+    const inside = link && document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+    const folded = inside && inside.closest(".memo-body.folded");
+    if (folded) unfold(folded);
+  });
+  document.addEventListener("focusin", function (event) {
+    const folded = event.target instanceof Element && event.target.closest(".memo-body.folded");
+    if (folded) unfold(folded);
+  });
+  function unfoldTarget() {
+    const target = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    const folded = target && target.closest(".memo-body.folded");
+    if (folded) {
+      unfold(folded);
+      target.scrollIntoView();
+    }
+  }
+  measureFolds(document);
+  unfoldTarget();
+  window.addEventListener("hashchange", unfoldTarget);
+  document.addEventListener("htmx:afterSettle", function () { measureFolds(document); });
+  let lastWidth = window.innerWidth, resizing = 0;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(function () {
+      if (window.innerWidth === lastWidth) return;
+      lastWidth = window.innerWidth;
+      measureFolds(document);
+    }, 150);
   });
 
   // -- Escape on a text that is not saved: typed since the editor opened, or the box already held
