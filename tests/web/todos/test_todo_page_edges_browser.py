@@ -1,0 +1,62 @@
+"""In Chromium (390 and 1280 px, zh-CN and en-US), against a real `mesq serve`: the todo pages a
+person reaches that the agents' answers would refuse or a stale link would break. An inbox item
+whose subtasks' notes pass the agents' 25,000-character response budget still opens, in the
+page's language, and its subtasks still tick."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from playwright import sync_api as playwright_sync
+
+from ...conftest import LiveServer
+from ..chromium import chromium_page
+from ..kit.test_layout import SIZES
+from .test_todos_browser import PROBLEMS, sign_in_page
+
+expect = playwright_sync.expect
+LOCALES = ("en-US", "zh-CN")
+#: What each page language calls the subtasks section and the tick of the first subtask.
+SUBTASKS = {"zh-CN": "子任务", "en-US": "Subtasks"}
+TICK = {"zh-CN": "标记完成：装箱 1", "en-US": "Mark done: 装箱 1"}
+
+
+def _fits(page: object, width: int) -> None:
+    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")  # type: ignore[attr-defined]
+    assert scroll_width <= inner_width, f"scrolls sideways at {width}px: {scroll_width} > {inner_width}"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_an_inbox_item_whose_subtasks_notes_pass_the_budget_opens(server: LiveServer, locale: str) -> None:
+    account = server.account("ada", scopes="todo:read,todo:write")
+    headers = {"Authorization": f"Bearer {account.token}"}
+    with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
+        made = rest.post("/api/toolkit/todo/inbox", json={"title": "搬家清单", "notes": "先联系搬家公司"})
+        assert made.status_code < 300, made.text
+        item = made.json()["data"]["item"]
+        revision = item["revision"]
+        for number in (1, 2, 3):
+            body = {"title": f"装箱 {number}", "notes": "易碎物品单独包好" * 1200, "parentRevision": revision}
+            added = rest.post(f"/api/toolkit/todo/inbox/{item['id']}/subtasks", json=body)
+            assert added.status_code < 300, added.text
+            revision = added.json()["data"]["item"]["revision"]
+        # The agents' read refuses it whole: the page must not be bound by that.
+        read = rest.get(f"/api/toolkit/todo/inbox/{item['id']}")
+        assert read.json()["error"]["code"] == "RESPONSE_TOO_LARGE"
+        for width, height in SIZES:
+            with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
+                sign_in_page(page, server.base_url, "ada", "/todos")
+                answer = page.goto(f"{server.base_url}/todos/inbox/{item['id']}")
+                assert answer is not None and answer.status == 200, page.inner_text("main")
+                expect(page.locator("#item-heading")).to_have_text("搬家清单")
+                expect(page.locator("textarea[name=notes]")).to_have_value("先联系搬家公司")
+                expect(page.locator("#subtasks-title")).to_contain_text(SUBTASKS[locale])
+                expect(page.locator(".subtask-title")).to_have_text(["装箱 1", "装箱 2", "装箱 3"])
+                assert "budget" not in page.inner_text("main") and "get_todo_inbox_subtask" not in page.content()
+                _fits(page, width)
+                if width == SIZES[0][0]:  # ticking a subtask answers with the list again (htmx)
+                    page.get_by_role("button", name=TICK[locale]).click()
+                    expect(page.locator(".subtask.done .subtask-title")).to_have_text("装箱 1")
+                assert PROBLEMS[page] == [], PROBLEMS[page]
+        subtasks = rest.get(f"/api/toolkit/todo/inbox/{item['id']}/subtasks", params={"includeNotes": "false"})
+        assert [s["isDone"] for s in subtasks.json()["data"]["subtasks"]] == [True, False, False]
