@@ -60,3 +60,39 @@ def test_an_inbox_item_whose_subtasks_notes_pass_the_budget_opens(server: LiveSe
                 assert PROBLEMS[page] == [], PROBLEMS[page]
         subtasks = rest.get(f"/api/toolkit/todo/inbox/{item['id']}/subtasks", params={"includeNotes": "false"})
         assert [s["isDone"] for s in subtasks.json()["data"]["subtasks"]] == [True, False, False]
+
+
+#: The note an old link of a renamed space and of a deleted one gives, in each page language.
+RENAMED = {"zh-CN": "这个空间已改名为“家务”，已为你打开。", "en-US": "That space was renamed to “家务”; here it is."}
+GONE = {
+    "zh-CN": "这个空间已不存在，已为你打开默认空间。",
+    "en-US": "That space no longer exists; here is your default space.",
+}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_an_old_link_to_a_renamed_or_deleted_space_opens_a_board(server: LiveServer, locale: str) -> None:
+    account = server.account("ada", scopes="todo:read,todo:write")
+    headers = {"Authorization": f"Bearer {account.token}"}
+    with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
+        space = rest.post("/api/toolkit/todo/spaces", json={"name": "Chores", "slug": "chores"}).json()["data"]["space"]
+        change = {"name": "家务", "slug": "jiawu", "expectedRevision": space["revision"]}
+        assert rest.patch(f"/api/toolkit/todo/spaces/{space['id']}", json=change).status_code == 200
+        temp = rest.post("/api/toolkit/todo/spaces", json={"name": "Temp"}).json()["data"]["space"]
+        gone = rest.request(
+            "DELETE", f"/api/toolkit/todo/spaces/{temp['id']}", json={"expectedRevision": temp["revision"]}
+        )
+        assert gone.status_code == 200, gone.text
+    for width, height in SIZES:
+        with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
+            sign_in_page(page, server.base_url, "ada", "/todos")
+            answer = page.goto(f"{server.base_url}/todos?space=chores")
+            assert answer is not None and answer.status == 200
+            expect(page.locator(".flash")).to_have_text(RENAMED[locale])
+            expect(page.locator(f'a[href="/todos?space={space["id"]}"][aria-current=page]')).to_have_text("家务")
+            _fits(page, width)
+            answer = page.goto(f"{server.base_url}/todos?space={temp['id']}")
+            assert answer is not None and answer.status == 200 and page.url == f"{server.base_url}/todos"
+            expect(page.locator(".flash")).to_have_text(GONE[locale])
+            _fits(page, width)
+            assert PROBLEMS[page] == [], PROBLEMS[page]

@@ -457,8 +457,39 @@ def test_trash_lists_and_restores(services: Services, person: Browser) -> None:
 def test_unknown_and_malformed_ids_are_clear_pages(person: Browser) -> None:
     assert person.get("/todos/tasks/nope").status_code == 404
     assert person.get("/todos/tasks/bad%20id!").status_code == 400
-    assert person.get("/todos?space=nope").status_code == 400
     assert person.post("/todos/tasks/x/move", {"revision": "0"}).status_code == 400
+
+
+def test_an_old_space_link_opens_a_board_never_an_error_page(services: Services, person: Browser) -> None:
+    """A bookmark of a space renamed since (its old slug) opens the space under its new name; one
+    of a deleted space (its id or slug), or a space never known, opens the default space; each
+    with a note. A live space's slug opens it as its id does."""
+    made = run(services, person.user_id, "create_todo_space", {"name": "Home Projects"})["space"]
+    assert made["slug"] == "home-projects"
+    renamed = run(
+        services,
+        person.user_id,
+        "update_todo_space",
+        {"spaceId": made["id"], "name": "House", "slug": "house", "expectedRevision": made["revision"]},
+    )["space"]
+    gone = run(services, person.user_id, "create_todo_space", {"name": "Temp"})["space"]
+    run(services, person.user_id, "delete_todo_space", {"spaceId": gone["id"], "expectedRevision": gone["revision"]})
+    for link, lands, note in [
+        ("/todos?space=home-projects", f"/todos?space={made['id']}", "That space was renamed to “House”; here it is."),
+        (f"/todos?space={gone['id']}", "/todos", "That space no longer exists; here is your default space."),
+        ("/todos?space=temp&offset=100&carry=x:3", "/todos", "That space no longer exists"),
+        ("/todos?space=nope", "/todos", "That space no longer exists"),
+        ("/todos/more?space=nope&offset=100", "/todos", "That space no longer exists"),
+    ]:
+        answer = person.get(link, follow_redirects=False)
+        assert answer.status_code == 303 and answer.headers["location"] == lands, (link, answer.status_code)
+        shown = person.get(lands)
+        assert shown.status_code == 200 and note in html.unescape(shown.text), link
+    by_slug = person.get("/todos?space=house")
+    assert by_slug.status_code == 200 and f'href="/todos?space={renamed["id"]}" aria-current="page"' in by_slug.text
+    # "Load more" of a space deleted meanwhile (htmx): the whole page goes to the board.
+    more = person.get("/todos/more?space=nope&offset=100", headers={"HX-Request": "true"}, follow_redirects=False)
+    assert more.status_code == 200 and more.headers["HX-Redirect"] == "/todos"
 
 
 def test_another_users_task_is_not_found(services: Services, browser: Callable[..., Browser]) -> None:
