@@ -96,3 +96,42 @@ def test_an_old_link_to_a_renamed_or_deleted_space_opens_a_board(server: LiveSer
             expect(page.locator(".flash")).to_have_text(GONE[locale])
             _fits(page, width)
             assert PROBLEMS[page] == [], PROBLEMS[page]
+
+
+#: The task page's Move control and its note after a move, in each page language.
+MOVED = {"zh-CN": "已移动，子任务也随之移动。", "en-US": "Moved; its subtasks went with it."}
+MOVE = {"zh-CN": "移动", "en-US": "Move"}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_task_moves_to_another_space_from_its_page_with_its_subtasks(server: LiveServer, locale: str) -> None:
+    account = server.account("ada", scopes="todo:read,todo:write")
+    headers = {"Authorization": f"Bearer {account.token}"}
+    with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
+        made = rest.post("/api/toolkit/todo/spaces", json={"name": "家务", "columns": ["本周", "以后"]})
+        assert made.status_code < 300, made.text
+        home = made.json()["data"]
+        later = next(c for c in home["columns"] if c["name"] == "以后")
+        for width, height in SIZES:
+            task = rest.post("/api/toolkit/todo/tasks", json={"title": f"修水龙头 {width}"}).json()["data"]["task"]
+            for title in ("买垫圈", "关总阀"):
+                added = rest.post(f"/api/toolkit/todo/tasks/{task['id']}/subtasks", json={"title": title})
+                assert added.status_code < 300, added.text
+            with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
+                sign_in_page(page, server.base_url, "ada", "/todos")
+                page.goto(f"{server.base_url}/todos/tasks/{task['id']}")
+                _fits(page, width)
+                page.select_option("#move-column", later["id"])
+                page.get_by_role("button", name=MOVE[locale], exact=True).click()
+                expect(page.locator(".flash")).to_have_text(MOVED[locale])
+                expect(page).to_have_url(f"{server.base_url}/todos/tasks/{task['id']}")
+                expect(page.locator(".crumbs")).to_have_text("家务 › 以后")
+                expect(page.locator("#move-column")).to_have_value(later["id"])
+                _fits(page, width)
+                assert PROBLEMS[page] == [], PROBLEMS[page]
+            moved = rest.get(f"/api/toolkit/todo/tasks/{task['id']}").json()["data"]
+            assert (moved["task"]["spaceId"], moved["task"]["columnId"]) == (home["space"]["id"], later["id"])
+            assert [(s["title"], s["spaceId"]) for s in moved["subtasks"]] == [
+                ("买垫圈", home["space"]["id"]),
+                ("关总阀", home["space"]["id"]),
+            ]

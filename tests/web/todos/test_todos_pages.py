@@ -719,3 +719,24 @@ def test_the_todo_trash_says_when_as_activity_does_not_as_an_offset(
     zh = person.get("/todos/trash", headers={"Accept-Language": "zh-CN"}).text
     assert f"删除于 今天 {at:%H:%M}" in zh
     assert "+0800" not in en + zh
+
+
+def test_the_task_pages_move_refusals_come_back_to_the_task(services: Services, person: Browser) -> None:
+    """The Move form (a column of any space): a stale revision, a column gone meanwhile or none
+    chosen come back to the task's page with a note, the task where it was; never an error page."""
+    task = new_task(services, person.user_id, "stay put")
+    home = run(services, person.user_id, "create_todo_space", {"name": "Home"})
+    url = f"/todos/tasks/{task['id']}"
+    for form, said in [
+        ({"revision": task["revision"] + 1, "column": home["columns"][0]["id"]}, "The task changed meanwhile"),
+        ({"revision": task["revision"], "column": "AAAAAAAAAAAAAAAA"}, "not found"),
+        ({"revision": task["revision"], "column": ""}, "Space and column: must not be empty"),
+    ]:
+        answer = person.post(url + "/relocate", form)
+        assert answer.status_code == 303 and answer.headers["location"] == url, form
+        shown = person.get(url)
+        assert shown.status_code == 200 and said in html.unescape(shown.text), (form, said)
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["columnId"] == task["columnId"]
+    moved = person.post(url + "/relocate", {"revision": task["revision"], "column": home["columns"][0]["id"]})
+    assert moved.status_code == 303
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["spaceId"] == home["space"]["id"]

@@ -1,6 +1,7 @@
 """A task's page (`/todos/tasks/{id}`): its fields (title, notes, priority, tags, due with time
 and zone, recurrence), complete / reopen (a recurring task shows its next occurrence), the
-reminders, the subtasks (add, tick, rename, delete; htmx swaps just that list) and the trash.
+reminders, the subtasks (add, tick, rename, delete; htmx swaps just that list), moving it to
+another space's column (move_todo_task: its subtasks go with it) and the trash.
 
 Every save sends the revision the page was rendered from. When the task changed meanwhile the
 page comes back with both versions side by side and the user's text still in the form, carrying
@@ -116,6 +117,7 @@ async def render_task(
         return redirect(task_url(task["parentId"]))
     board = detail.get("board") or {}
     column = next((c for c in board.get("columns", []) if c["id"] == task["columnId"]), None)
+    listing = await page.invoke("list_todo_spaces", {})
     shown = form_of_task(task, page_zone(page))
     return page.render(
         "todos/task.html",
@@ -153,7 +155,16 @@ async def render_task(
         zones=ZONES,
         occurrences=list(reversed(task.get("occurrences") or []))[:5],
         subtask_error=None,
+        destinations=_destinations(listing),
     )
+
+
+def _destinations(listing: dict[str, Any]) -> list[dict[str, Any]]:
+    """Where the Move form can put a task: each space with its open columns, spaces in board order."""
+    return [
+        {**space, "columns": [c for c in listing["columns"] if c["spaceId"] == space["id"] and not c["archived"]]}
+        for space in listing["spaces"]
+    ]
 
 
 async def task_page(page: Page) -> Response:
@@ -210,6 +221,8 @@ def _completion_notice(page: Page, before: dict[str, Any], task: dict[str, Any])
 
 
 CHANGED_MEANWHILE = N_("The task changed meanwhile; here it is now. Try again.")
+#: The Move form's one field, as its label says (a refusal names it so).
+MOVE_PLACE = N_("Space and column")
 
 
 async def _answered(
@@ -277,6 +290,21 @@ async def delete_submit(page: Page) -> Response:
     return page.redirect_with_flash(
         board_url(task["spaceId"]), page.gettext("“%(title)s” moved to the todo trash.", title=task["title"][:80])
     )
+
+
+async def relocate_submit(page: Page) -> Response:
+    """The Move form: the task to a column of any space (the column names its space), through
+    move_todo_task, which takes its subtasks along; the task's page again, with a note."""
+    task_id = _task_id(page)
+    arguments = {"id": task_id, "expectedRevision": form_revision(page.fields), "columnId": page.fields.text("column")}
+    try:
+        await page.invoke("move_todo_task", arguments)
+    except RevisionConflict:
+        return page.redirect_with_flash(task_url(task_id), page.gettext(CHANGED_MEANWHILE))
+    except (ValidationError, NotFound) as error:  # a column deleted or archived meanwhile
+        said = page.error_text(error, {"columnId": MOVE_PLACE})  # the field as the form labels it
+        return page.redirect_with_flash(task_url(task_id), said)
+    return page.redirect_with_flash(task_url(task_id), page.gettext("Moved; its subtasks went with it."))
 
 
 async def reminders_submit(page: Page) -> Response:
@@ -360,6 +388,7 @@ def task_routes(web: Web) -> list[Route]:
         Route(TASK + "/undo", endpoint(web, undo_submit), methods=["POST"]),
         Route(TASK + "/delete", endpoint(web, delete_submit), methods=["POST"]),
         Route(TASK + "/reminders", endpoint(web, reminders_submit), methods=["POST"]),
+        Route(TASK + "/relocate", endpoint(web, relocate_submit), methods=["POST"]),
         Route(TASK + "/subtasks", endpoint(web, add_subtask), methods=["POST"]),
         Route(subtask + "/toggle", endpoint(web, toggle_subtask), methods=["POST"]),
         Route(subtask + "/rename", endpoint(web, rename_subtask), methods=["POST"]),
