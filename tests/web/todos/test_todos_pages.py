@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from mesq.history.forget import forget_record
 from mesq.web.todos import board_view
 from mesq.wiring.services import Services
 from tests.support.operations import call_of, run_operation
@@ -740,3 +741,24 @@ def test_the_task_pages_move_refusals_come_back_to_the_task(services: Services, 
     moved = person.post(url + "/relocate", {"revision": task["revision"], "column": home["columns"][0]["id"]})
     assert moved.status_code == 303
     assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["spaceId"] == home["space"]["id"]
+
+
+def test_an_old_link_to_a_trashed_record_whose_history_expired_opens_the_trash(
+    services: Services, person: Browser
+) -> None:
+    """A task's or an inbox item's page while its history is kept shows that history ("no longer on
+    the board"); once the history has expired (MESQ_HISTORY_DAYS), the link still leads somewhere:
+    the todo trash, where it is, with a note. An id never known stays a "not found" page."""
+    task = new_task(services, person.user_id, "old chore")
+    run(services, person.user_id, "delete_todo_task", {"id": task["id"], "expectedRevision": task["revision"]})
+    item = run(services, person.user_id, "create_todo_inbox_item", {"title": "old idea"})["item"]
+    run(services, person.user_id, "delete_todo_inbox_item", {"id": item["id"], "expectedRevision": item["revision"]})
+    for link, record_id in [(f"/todos/tasks/{task['id']}", task["id"]), (f"/todos/inbox/{item['id']}", item["id"])]:
+        kept = person.get(link)
+        assert kept.status_code == 404 and "Open the todo trash" in kept.text, (link, kept.status_code)
+        forget_record(services.items, person.user_id, record_id)  # what the retention TTL does
+        answer = person.get(link, follow_redirects=False)
+        assert answer.status_code == 303 and answer.headers["location"] == "/todos/trash", link
+        trash = person.get("/todos/trash")
+        assert "That is in the todo trash now" in html.unescape(trash.text), link
+    assert person.get("/todos/tasks/AAAAAAAAAAAAAAAA").status_code == 404

@@ -25,7 +25,7 @@ from ..kit.request_values import form_revision, is_htmx
 from .fields import TaskForm, base_digests, form_of_task, item_changes, submitted_base, submitted_form
 from .inbox import INBOX
 from .quick import page_zone
-from .task import PRIORITIES, ZONES
+from .task import PRIORITIES, ZONES, trashed_page
 
 ITEM = INBOX + "/{item_id}"
 
@@ -80,11 +80,11 @@ async def item_page(page: Page) -> Response:
     except NotFound:  # moved to the board, in the trash, or deleted: /activity links here from its changes
         try:  # moved to the board: the task it became has its id
             await page.invoke("get_todo_task", {"id": _item_id(page)})
-        except NotFound:
+        except (NotFound, ValidationError):  # ValidationError: "an inbox item" (the trashed one), for agents
             pass
         else:
             return redirect(f"/todos/tasks/{_item_id(page)}")
-        gone = await gone_record_page(page, _item_id(page))
+        gone = await gone_record_page(page, _item_id(page)) or await trashed_page(page, _item_id(page))
         if gone is None:
             raise
         return gone

@@ -16,7 +16,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ...kernel.concurrency import run_sync
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...todos.misses import in_trash
 from ..activity.pages import gone_record_page, history_of
 from ..activity.undoing import undo_in_order
 from ..kit.forms import LONG_TEXT_FORM_BYTES
@@ -171,10 +173,19 @@ async def task_page(page: Page) -> Response:
     try:
         return await render_task(page)
     except NotFound:  # in the trash, or deleted: /activity links here from its changes
-        gone = await gone_record_page(page, _task_id(page))
+        gone = await gone_record_page(page, _task_id(page)) or await trashed_page(page, _task_id(page))
         if gone is None:
             raise
         return gone
+
+
+async def trashed_page(page: Page, record_id: str) -> Response | None:
+    """An old link to a task or inbox item in the todo trash whose history has expired (no History
+    page to show): the todo trash, with a note, instead of "not found"; None when it is not there."""
+    if not await run_sync(in_trash, page.web.services, page.user.user_id, record_id):
+        return None
+    note = page.gettext("That is in the todo trash now: restore it here to bring it back.")
+    return page.redirect_with_flash(BOARD + "/trash", note)
 
 
 async def save_submit(page: Page) -> Response:
