@@ -135,3 +135,28 @@ def test_a_task_moves_to_another_space_from_its_page_with_its_subtasks(server: L
                 ("买垫圈", home["space"]["id"]),
                 ("关总阀", home["space"]["id"]),
             ]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_task_whose_subtasks_notes_pass_the_budget_opens(server: LiveServer, locale: str) -> None:
+    account = server.account("ada", scopes="todo:read,todo:write")
+    headers = {"Authorization": f"Bearer {account.token}"}
+    with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
+        task = rest.post("/api/toolkit/todo/tasks", json={"title": "搬家"}).json()["data"]["task"]
+        for number in (1, 2, 3):
+            body = {"title": f"装箱 {number}", "notes": "易碎物品单独包好" * 1200}
+            assert rest.post(f"/api/toolkit/todo/tasks/{task['id']}/subtasks", json=body).status_code < 300
+        assert rest.get(f"/api/toolkit/todo/tasks/{task['id']}").json()["error"]["code"] == "RESPONSE_TOO_LARGE"
+    for width, height in SIZES:
+        with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
+            sign_in_page(page, server.base_url, "ada", "/todos")
+            answer = page.goto(f"{server.base_url}/todos/tasks/{task['id']}")
+            assert answer is not None and answer.status == 200, page.inner_text("main")
+            expect(page.locator("#task-heading")).to_have_text("搬家")
+            expect(page.locator("#subtasks-title")).to_contain_text(SUBTASKS[locale])
+            expect(page.locator(".subtask-list .rename input[name=title]")).to_have_count(3)
+            _fits(page, width)
+            if width == SIZES[0][0]:  # ticking a subtask answers with the list again (htmx)
+                page.get_by_role("button", name=TICK[locale]).click()
+                expect(page.locator(".subtask.done")).to_have_count(1)
+            assert PROBLEMS[page] == [], PROBLEMS[page]

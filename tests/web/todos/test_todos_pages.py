@@ -762,3 +762,36 @@ def test_an_old_link_to_a_trashed_record_whose_history_expired_opens_the_trash(
         trash = person.get("/todos/trash")
         assert "That is in the todo trash now" in html.unescape(trash.text), link
     assert person.get("/todos/tasks/AAAAAAAAAAAAAAAA").status_code == 404
+
+
+def test_a_task_whose_subtasks_notes_pass_the_agents_budget_opens_and_changes(
+    services: Services, person: Browser
+) -> None:
+    """get_todo_task refuses a task whose subtasks' notes pass the 25,000-character response budget
+    (RESPONSE_TOO_LARGE, for agents); the task's page reads it without that budget: it opens, its
+    subtask list answers a tick (htmx), and completing it answers its card."""
+    task = new_task(services, person.user_id, "大任务", notes="自己的备注")
+    subtasks = [
+        run(
+            services,
+            person.user_id,
+            "create_todo_subtask",
+            {"taskId": task["id"], "title": f"子{n}", "notes": "很长" * 4500},
+        )
+        for n in (1, 2, 3)
+    ]
+    with pytest.raises(Exception, match="response budget"):
+        run(services, person.user_id, "get_todo_task", {"id": task["id"]})
+    page = person.get(f"/todos/tasks/{task['id']}")
+    assert page.status_code == 200 and "子3" in page.text and "自己的备注" in page.text
+    first = subtasks[0]["subtask"]
+    ticked = person.post(
+        f"/todos/subtasks/{first['id']}/toggle",
+        {"task": task["id"], "revision": first["revision"], "done": "false"},
+        headers={"HX-Request": "true"},
+    )
+    assert ticked.status_code == 200 and 'aria-pressed="true"' in ticked.text
+    done = person.post(
+        f"/todos/tasks/{task['id']}/complete", {"revision": task["revision"]}, headers={"HX-Request": "true"}
+    )
+    assert done.status_code == 200 and "大任务" in done.text

@@ -27,7 +27,7 @@ from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx
 from ..kit.toast import Toast, undo_ids
-from .cards import card_answer
+from .cards import card_answer, task_detail
 from .fields import (
     RECURRENCE_PRESETS,
     REMINDER_OFFSETS,
@@ -84,7 +84,7 @@ async def read_task(page: Page, task_id: str, *, include_context: bool = False) 
     budget), read on from each page's `notesNextOffset` and joined, so the page shows and the form
     edits all of it. A write between two pages (another revision) starts the reading over."""
     for _attempt in range(READ_ATTEMPTS):
-        detail = await page.invoke("get_todo_task", {"id": task_id, "includeContext": include_context})
+        detail = await task_detail(page, task_id, include_context=include_context)
         task, pages, more = detail["task"], [detail["task"]["notes"]], detail
         while more.get("notesTruncated"):
             more = await page.invoke("get_todo_task", {"id": task_id, "notesOffset": more["notesNextOffset"]})
@@ -259,7 +259,7 @@ async def complete_submit(page: Page) -> Response:
     next occurrence)."""
     task_id = _task_id(page)
     try:
-        before = await page.invoke("get_todo_task", {"id": task_id})
+        before = await task_detail(page, task_id)
         done, change_ids = await page.invoke_recorded(
             "complete_todo_task", {"id": task_id, "expectedRevision": form_revision(page.fields)}
         )
@@ -322,7 +322,7 @@ async def reminders_submit(page: Page) -> Response:
     task_id = _task_id(page)
     revision = form_revision(page.fields)
     try:
-        current = await page.invoke("get_todo_task", {"id": task_id})
+        current = await task_detail(page, task_id)
         task = current["task"]
         reminders = reminders_of(page.fields, shown_zone(task, page_zone(page)), task["reminders"])
         if reminders:
@@ -347,7 +347,7 @@ async def _subtasks_answer(page: Page, parent_id: str, message: str | None) -> R
         if message:
             return page.redirect_with_flash(task_url(parent_id), message)
         return redirect(task_url(parent_id))
-    detail = await page.invoke("get_todo_task", {"id": parent_id})
+    detail = await task_detail(page, parent_id)
     return page.render("todos/_subtasks.html", task=detail["task"], subtasks=detail["subtasks"], subtask_error=message)
 
 
