@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from mesq.history.forget import forget_record
 from mesq.web.todos import board_view
 from mesq.wiring.services import Services
 from tests.support.operations import call_of, run_operation
@@ -457,8 +458,39 @@ def test_trash_lists_and_restores(services: Services, person: Browser) -> None:
 def test_unknown_and_malformed_ids_are_clear_pages(person: Browser) -> None:
     assert person.get("/todos/tasks/nope").status_code == 404
     assert person.get("/todos/tasks/bad%20id!").status_code == 400
-    assert person.get("/todos?space=nope").status_code == 400
     assert person.post("/todos/tasks/x/move", {"revision": "0"}).status_code == 400
+
+
+def test_an_old_space_link_opens_a_board_never_an_error_page(services: Services, person: Browser) -> None:
+    """A bookmark of a space renamed since (its old slug) opens the space under its new name; one
+    of a deleted space (its id or slug), or a space never known, opens the default space; each
+    with a note. A live space's slug opens it as its id does."""
+    made = run(services, person.user_id, "create_todo_space", {"name": "Home Projects"})["space"]
+    assert made["slug"] == "home-projects"
+    renamed = run(
+        services,
+        person.user_id,
+        "update_todo_space",
+        {"spaceId": made["id"], "name": "House", "slug": "house", "expectedRevision": made["revision"]},
+    )["space"]
+    gone = run(services, person.user_id, "create_todo_space", {"name": "Temp"})["space"]
+    run(services, person.user_id, "delete_todo_space", {"spaceId": gone["id"], "expectedRevision": gone["revision"]})
+    for link, lands, note in [
+        ("/todos?space=home-projects", f"/todos?space={made['id']}", "That space was renamed to “House”; here it is."),
+        (f"/todos?space={gone['id']}", "/todos", "That space no longer exists; here is your default space."),
+        ("/todos?space=temp&offset=100&carry=x:3", "/todos", "That space no longer exists"),
+        ("/todos?space=nope", "/todos", "That space no longer exists"),
+        ("/todos/more?space=nope&offset=100", "/todos", "That space no longer exists"),
+    ]:
+        answer = person.get(link, follow_redirects=False)
+        assert answer.status_code == 303 and answer.headers["location"] == lands, (link, answer.status_code)
+        shown = person.get(lands)
+        assert shown.status_code == 200 and note in html.unescape(shown.text), link
+    by_slug = person.get("/todos?space=house")
+    assert by_slug.status_code == 200 and f'href="/todos?space={renamed["id"]}" aria-current="page"' in by_slug.text
+    # "Load more" of a space deleted meanwhile (htmx): the whole page goes to the board.
+    more = person.get("/todos/more?space=nope&offset=100", headers={"HX-Request": "true"}, follow_redirects=False)
+    assert more.status_code == 200 and more.headers["HX-Redirect"] == "/todos"
 
 
 def test_another_users_task_is_not_found(services: Services, browser: Callable[..., Browser]) -> None:
@@ -688,3 +720,78 @@ def test_the_todo_trash_says_when_as_activity_does_not_as_an_offset(
     zh = person.get("/todos/trash", headers={"Accept-Language": "zh-CN"}).text
     assert f"删除于 今天 {at:%H:%M}" in zh
     assert "+0800" not in en + zh
+
+
+def test_the_task_pages_move_refusals_come_back_to_the_task(services: Services, person: Browser) -> None:
+    """The Move form (a column of any space): a stale revision, a column gone meanwhile or none
+    chosen come back to the task's page with a note, the task where it was; never an error page."""
+    task = new_task(services, person.user_id, "stay put")
+    home = run(services, person.user_id, "create_todo_space", {"name": "Home"})
+    url = f"/todos/tasks/{task['id']}"
+    for form, said in [
+        ({"revision": task["revision"] + 1, "column": home["columns"][0]["id"]}, "The task changed meanwhile"),
+        ({"revision": task["revision"], "column": "AAAAAAAAAAAAAAAA"}, "not found"),
+        ({"revision": task["revision"], "column": ""}, "Space and column: must not be empty"),
+    ]:
+        answer = person.post(url + "/relocate", form)
+        assert answer.status_code == 303 and answer.headers["location"] == url, form
+        shown = person.get(url)
+        assert shown.status_code == 200 and said in html.unescape(shown.text), (form, said)
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["columnId"] == task["columnId"]
+    moved = person.post(url + "/relocate", {"revision": task["revision"], "column": home["columns"][0]["id"]})
+    assert moved.status_code == 303
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["spaceId"] == home["space"]["id"]
+
+
+def test_an_old_link_to_a_trashed_record_whose_history_expired_opens_the_trash(
+    services: Services, person: Browser
+) -> None:
+    """A task's or an inbox item's page while its history is kept shows that history ("no longer on
+    the board"); once the history has expired (MESQ_HISTORY_DAYS), the link still leads somewhere:
+    the todo trash, where it is, with a note. An id never known stays a "not found" page."""
+    task = new_task(services, person.user_id, "old chore")
+    run(services, person.user_id, "delete_todo_task", {"id": task["id"], "expectedRevision": task["revision"]})
+    item = run(services, person.user_id, "create_todo_inbox_item", {"title": "old idea"})["item"]
+    run(services, person.user_id, "delete_todo_inbox_item", {"id": item["id"], "expectedRevision": item["revision"]})
+    for link, record_id in [(f"/todos/tasks/{task['id']}", task["id"]), (f"/todos/inbox/{item['id']}", item["id"])]:
+        kept = person.get(link)
+        assert kept.status_code == 404 and "Open the todo trash" in kept.text, (link, kept.status_code)
+        forget_record(services.items, person.user_id, record_id)  # what the retention TTL does
+        answer = person.get(link, follow_redirects=False)
+        assert answer.status_code == 303 and answer.headers["location"] == "/todos/trash", link
+        trash = person.get("/todos/trash")
+        assert "That is in the todo trash now" in html.unescape(trash.text), link
+    assert person.get("/todos/tasks/AAAAAAAAAAAAAAAA").status_code == 404
+
+
+def test_a_task_whose_subtasks_notes_pass_the_agents_budget_opens_and_changes(
+    services: Services, person: Browser
+) -> None:
+    """get_todo_task refuses a task whose subtasks' notes pass the 25,000-character response budget
+    (RESPONSE_TOO_LARGE, for agents); the task's page reads it without that budget: it opens, its
+    subtask list answers a tick (htmx), and completing it answers its card."""
+    task = new_task(services, person.user_id, "大任务", notes="自己的备注")
+    subtasks = [
+        run(
+            services,
+            person.user_id,
+            "create_todo_subtask",
+            {"taskId": task["id"], "title": f"子{n}", "notes": "很长" * 4500},
+        )
+        for n in (1, 2, 3)
+    ]
+    with pytest.raises(Exception, match="response budget"):
+        run(services, person.user_id, "get_todo_task", {"id": task["id"]})
+    page = person.get(f"/todos/tasks/{task['id']}")
+    assert page.status_code == 200 and "子3" in page.text and "自己的备注" in page.text
+    first = subtasks[0]["subtask"]
+    ticked = person.post(
+        f"/todos/subtasks/{first['id']}/toggle",
+        {"task": task["id"], "revision": first["revision"], "done": "false"},
+        headers={"HX-Request": "true"},
+    )
+    assert ticked.status_code == 200 and 'aria-pressed="true"' in ticked.text
+    done = person.post(
+        f"/todos/tasks/{task['id']}/complete", {"revision": task["revision"]}, headers={"HX-Request": "true"}
+    )
+    assert done.status_code == 200 and "大任务" in done.text

@@ -11,6 +11,7 @@ from ..kernel.i18n import ForPrograms
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..search.searchables import searchables_of
+from . import keys
 from .state import TodoState
 
 #: The inbox tool that does what a task tool was asked to do with an inbox item's id.
@@ -49,3 +50,13 @@ def task_not_found(task_id: str) -> NotFound:
         id=quoted(task_id),
         tool=ForPrograms(", listed by list_todo_trash"),
     )
+
+
+def in_trash(services: Services, user_id: str, record_id: str) -> bool:
+    """Whether `record_id` is one of the user's tasks, subtasks or inbox items in the todo trash
+    (two key reads): a page whose record's history has expired still knows where it went."""
+    for key in (keys.task_key(user_id, record_id), keys.inbox_key(user_id, record_id)):
+        found = services.items.get(key)
+        if found is not None and not keys.live(found):
+            return True
+    return False

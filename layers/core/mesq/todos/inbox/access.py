@@ -42,6 +42,17 @@ def read_item(call: Call, item_id: str) -> Item:
     return _record(found)
 
 
+def whole_item(call: Call, item_id: str) -> dict[str, Any]:
+    """The caller's live inbox item in its public shape for a person's page, not a tool answer: one
+    key read, its own notes whole (never paged), its subtasks without their notes (the page lists
+    their titles), and no response budget, which is the agents' (an item whose subtasks' notes
+    pass it still opens). NOT_FOUND as `read_item`."""
+    item = read_item(call, item_id)
+    shape = model.public_inbox_item(item)
+    shape["subtasks"] = [{k: v for k, v in sub.items() if k != "notes"} for sub in shape["subtasks"]]
+    return shape
+
+
 def recover_item(current: Item) -> dict[str, Any]:
     return {"item": model.public_inbox_item(current)}
 

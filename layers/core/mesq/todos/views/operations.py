@@ -16,6 +16,7 @@ bounded in-memory pass over one person's data (docs/data-model.md, "Views cost")
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -34,6 +35,7 @@ from ..misses import missing_task, task_not_found
 from ..reminder_zone import set_user_zone
 from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
+from .budget import RESPONSE_BUDGET_CHARACTERS
 from .details import task_details
 from .graph_paged import graph_board_page
 from .indexed import indexed_query, narrowed
@@ -135,6 +137,19 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return _task_answer(call, args)
+
+
+def task_for_page(call: Call, task_id: str, include_context: bool = False) -> dict[str, Any]:
+    """get_todo_task's answer for a person's page, not a tool: the task's notes whole, its
+    subtasks without their notes (the page lists their titles), and no response budget, which is
+    the agents' (a task whose subtasks' notes pass it still opens)."""
+    data = _task_answer(call, {"id": task_id, "includeContext": include_context}, budget=sys.maxsize)
+    data["subtasks"] = [{k: v for k, v in sub.items() if k != "notes"} for sub in data["subtasks"]]
+    return data
+
+
+def _task_answer(call: Call, args: dict[str, Any], budget: int = RESPONSE_BUDGET_CHARACTERS) -> dict[str, Any]:
     # What the answer shows, not the board: the structure, the task (and its parent) by key, its
     # subtasks from their index list, and the live inbox only when the context asks for it.
     state = load_partial(call.services.items, call.principal.user_id)
@@ -161,6 +176,7 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         default_timezone=effective_timezone(call, None, state),
         notes_offset=args.get("notesOffset", 0),
         notes_limit=args.get("notesLimit"),
+        budget=budget,
     )
 
 

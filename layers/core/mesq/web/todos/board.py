@@ -20,10 +20,10 @@ from starlette.routing import Route
 from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
-from ..kit.request_values import form_revision
+from ..kit.request_values import form_revision, is_htmx
 from .agenda import agenda_routes
 from .agenda_rows import agenda_row_routes
-from .board_view import board_view
+from .board_view import SpaceGone, board_view
 from .fields import index_of
 from .inbox import inbox_routes
 from .inbox_item import inbox_item_routes
@@ -33,14 +33,49 @@ from .task import task_routes
 from .trash import todo_trash_routes
 from .urls import BOARD, board_url
 
+#: Space changes read, newest first, to follow a renamed space's old address (list_changes' page).
+RENAMES_READ = 100
+
 
 async def board_page(page: Page) -> Response:
-    return page.render("todos/board.html", **await board_view(page))
+    try:
+        return page.render("todos/board.html", **await board_view(page))
+    except SpaceGone as gone:
+        return await _space_gone(page, gone)
 
 
 async def more_cards(page: Page) -> Response:
     """The next page of cards, each appended to its column (htmx out-of-band swaps), and the next link."""
-    return page.render("todos/_more.html", **await board_view(page))
+    try:
+        return page.render("todos/_more.html", **await board_view(page))
+    except SpaceGone as gone:
+        return await _space_gone(page, gone)
+
+
+async def _space_gone(page: Page, gone: SpaceGone) -> Response:
+    """An old link's space (a bookmark, a shared address) that is not there any more: never an error
+    page. A renamed space (its old slug in a rename the history keeps) opens under its new name;
+    a deleted one (or one the history no longer knows) gives the default space, with a note."""
+    live = {space["id"]: space for space in gone.spaces}
+    changes = await page.invoke("list_changes", {"kind": "space", "limit": RENAMES_READ})
+    renamed = next(
+        (
+            live[change["record"]["id"]]
+            for change in changes["changes"]
+            if (change.get("before") or {}).get("slug") == gone.wanted and change["record"]["id"] in live
+        ),
+        None,
+    )
+    if renamed is not None:
+        url = board_url(renamed["id"])
+        note = page.gettext("That space was renamed to “%(name)s”; here it is.", name=renamed["name"][:80])
+    else:
+        url, note = BOARD, page.gettext("That space no longer exists; here is your default space.")
+    answer = page.redirect_with_flash(url, note)
+    if is_htmx(page.request):  # "load more" of a space deleted meanwhile: the whole page goes there
+        answer.status_code = 200
+        answer.headers["HX-Redirect"] = url
+    return answer
 
 
 async def create_space(page: Page) -> Response:

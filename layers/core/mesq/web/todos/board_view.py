@@ -60,14 +60,31 @@ def _more(space_id: str, data: dict[str, Any], by_column: dict[str, list[dict[st
     return {"query": urlencode(query), "shown": data["page"]["nextOffset"], "total": data["page"]["totalCount"]}
 
 
+class SpaceGone(ValidationError):
+    """`?space=` names no space now: deleted, or renamed since the link was made (`board.py` sends
+    the person on, to the space under its new name or to the default space, with a note)."""
+
+    def __init__(self, wanted: str, spaces: list[dict[str, Any]]) -> None:
+        super().__init__("that space does not exist (any more); pick one from the board")
+        self.wanted, self.spaces = wanted, spaces
+
+
+def find_space(spaces: list[dict[str, Any]], wanted: str) -> dict[str, Any] | None:
+    """The space `wanted` names: by its id (the board's own links) or its slug (a typed or older
+    link, `/todos?space=home`)."""
+    return next((s for s in spaces if s["id"] == wanted), None) or next(
+        (s for s in spaces if s["slug"] == wanted), None
+    )
+
+
 async def _spaces(page: Page, chosen_id: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """(every space with its columns, the chosen one) from `chosen_id` or `?space=` (default: the
-    default space)."""
+    default space); SpaceGone when `?space=` names none."""
     listing = await page.invoke("list_todo_spaces", {})
     wanted = chosen_id or page.request.query_params.get("space") or listing["defaultSpaceId"]
-    chosen = next((s for s in listing["spaces"] if s["id"] == wanted), None)
+    chosen = find_space(listing["spaces"], wanted)
     if chosen is None:
-        raise ValidationError("that space does not exist (any more); pick one from the board")
+        raise SpaceGone(wanted, listing["spaces"])
     return listing, chosen
 
 

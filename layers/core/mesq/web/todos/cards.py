@@ -10,6 +10,9 @@ from typing import Any
 
 from starlette.responses import Response
 
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import ResponseTooLarge
+from ...todos.views.operations import task_for_page
 from ..kit.framework import Page
 from ..kit.i18n import Translator
 from ..kit.toast import Toast, render_with_toast
@@ -40,7 +43,7 @@ async def card_answer(
     placeholder in its place and lands on top of that column (an out-of-band swap); the write's
     toast (its Undo) then targets the placeholder. `undoing`: an Undo swapping the card back into
     its placeholder, which also removes the card from where the done rule had put it."""
-    detail = await page.invoke("get_todo_task", {"id": task_id})
+    detail = await task_detail(page, task_id)
     task = detail["task"]
     listing = await page.invoke("list_todo_spaces", {})
     columns = [c for c in listing["columns"] if c["spaceId"] == task["spaceId"] and not c["archived"]]
@@ -53,3 +56,13 @@ async def card_answer(
         fields = (*toast.fields, ("placeholder", "1"))
         toast = replace(toast, target=f"#task-place-{task_id}", fields=fields)
     return render_with_toast(page, template, toast, task=shown, columns=columns, card_error=error)
+
+
+async def task_detail(page: Page, task_id: str, *, include_context: bool = False) -> dict[str, Any]:
+    """get_todo_task (its checks, its answer); a task whose subtasks' notes pass the agents'
+    25,000-character response budget is read for the page without it
+    (todos/views/operations.task_for_page: its subtasks without their notes), never refused."""
+    try:
+        return await page.invoke("get_todo_task", {"id": task_id, "includeContext": include_context})
+    except ResponseTooLarge:
+        return await run_sync(task_for_page, page.call(), task_id, include_context)

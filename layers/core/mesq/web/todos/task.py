@@ -1,6 +1,7 @@
 """A task's page (`/todos/tasks/{id}`): its fields (title, notes, priority, tags, due with time
 and zone, recurrence), complete / reopen (a recurring task shows its next occurrence), the
-reminders, the subtasks (add, tick, rename, delete; htmx swaps just that list) and the trash.
+reminders, the subtasks (add, tick, rename, delete; htmx swaps just that list), moving it to
+another space's column (move_todo_task: its subtasks go with it) and the trash.
 
 Every save sends the revision the page was rendered from. When the task changed meanwhile the
 page comes back with both versions side by side and the user's text still in the form, carrying
@@ -15,7 +16,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ...kernel.concurrency import run_sync
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...todos.misses import in_trash
 from ..activity.pages import gone_record_page, history_of
 from ..activity.undoing import undo_in_order
 from ..kit.forms import LONG_TEXT_FORM_BYTES
@@ -24,7 +27,7 @@ from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx
 from ..kit.toast import Toast, undo_ids
-from .cards import card_answer
+from .cards import card_answer, task_detail
 from .fields import (
     RECURRENCE_PRESETS,
     REMINDER_OFFSETS,
@@ -81,7 +84,7 @@ async def read_task(page: Page, task_id: str, *, include_context: bool = False) 
     budget), read on from each page's `notesNextOffset` and joined, so the page shows and the form
     edits all of it. A write between two pages (another revision) starts the reading over."""
     for _attempt in range(READ_ATTEMPTS):
-        detail = await page.invoke("get_todo_task", {"id": task_id, "includeContext": include_context})
+        detail = await task_detail(page, task_id, include_context=include_context)
         task, pages, more = detail["task"], [detail["task"]["notes"]], detail
         while more.get("notesTruncated"):
             more = await page.invoke("get_todo_task", {"id": task_id, "notesOffset": more["notesNextOffset"]})
@@ -116,6 +119,7 @@ async def render_task(
         return redirect(task_url(task["parentId"]))
     board = detail.get("board") or {}
     column = next((c for c in board.get("columns", []) if c["id"] == task["columnId"]), None)
+    listing = await page.invoke("list_todo_spaces", {})
     shown = form_of_task(task, page_zone(page))
     return page.render(
         "todos/task.html",
@@ -153,17 +157,35 @@ async def render_task(
         zones=ZONES,
         occurrences=list(reversed(task.get("occurrences") or []))[:5],
         subtask_error=None,
+        destinations=_destinations(listing),
     )
+
+
+def _destinations(listing: dict[str, Any]) -> list[dict[str, Any]]:
+    """Where the Move form can put a task: each space with its open columns, spaces in board order."""
+    return [
+        {**space, "columns": [c for c in listing["columns"] if c["spaceId"] == space["id"] and not c["archived"]]}
+        for space in listing["spaces"]
+    ]
 
 
 async def task_page(page: Page) -> Response:
     try:
         return await render_task(page)
     except NotFound:  # in the trash, or deleted: /activity links here from its changes
-        gone = await gone_record_page(page, _task_id(page))
+        gone = await gone_record_page(page, _task_id(page)) or await trashed_page(page, _task_id(page))
         if gone is None:
             raise
         return gone
+
+
+async def trashed_page(page: Page, record_id: str) -> Response | None:
+    """An old link to a task or inbox item in the todo trash whose history has expired (no History
+    page to show): the todo trash, with a note, instead of "not found"; None when it is not there."""
+    if not await run_sync(in_trash, page.web.services, page.user.user_id, record_id):
+        return None
+    note = page.gettext("That is in the todo trash now: restore it here to bring it back.")
+    return page.redirect_with_flash(BOARD + "/trash", note)
 
 
 async def save_submit(page: Page) -> Response:
@@ -210,6 +232,8 @@ def _completion_notice(page: Page, before: dict[str, Any], task: dict[str, Any])
 
 
 CHANGED_MEANWHILE = N_("The task changed meanwhile; here it is now. Try again.")
+#: The Move form's one field, as its label says (a refusal names it so).
+MOVE_PLACE = N_("Space and column")
 
 
 async def _answered(
@@ -235,7 +259,7 @@ async def complete_submit(page: Page) -> Response:
     next occurrence)."""
     task_id = _task_id(page)
     try:
-        before = await page.invoke("get_todo_task", {"id": task_id})
+        before = await task_detail(page, task_id)
         done, change_ids = await page.invoke_recorded(
             "complete_todo_task", {"id": task_id, "expectedRevision": form_revision(page.fields)}
         )
@@ -279,11 +303,26 @@ async def delete_submit(page: Page) -> Response:
     )
 
 
+async def relocate_submit(page: Page) -> Response:
+    """The Move form: the task to a column of any space (the column names its space), through
+    move_todo_task, which takes its subtasks along; the task's page again, with a note."""
+    task_id = _task_id(page)
+    arguments = {"id": task_id, "expectedRevision": form_revision(page.fields), "columnId": page.fields.text("column")}
+    try:
+        await page.invoke("move_todo_task", arguments)
+    except RevisionConflict:
+        return page.redirect_with_flash(task_url(task_id), page.gettext(CHANGED_MEANWHILE))
+    except (ValidationError, NotFound) as error:  # a column deleted or archived meanwhile
+        said = page.error_text(error, {"columnId": MOVE_PLACE})  # the field as the form labels it
+        return page.redirect_with_flash(task_url(task_id), said)
+    return page.redirect_with_flash(task_url(task_id), page.gettext("Moved; its subtasks went with it."))
+
+
 async def reminders_submit(page: Page) -> Response:
     task_id = _task_id(page)
     revision = form_revision(page.fields)
     try:
-        current = await page.invoke("get_todo_task", {"id": task_id})
+        current = await task_detail(page, task_id)
         task = current["task"]
         reminders = reminders_of(page.fields, shown_zone(task, page_zone(page)), task["reminders"])
         if reminders:
@@ -308,7 +347,7 @@ async def _subtasks_answer(page: Page, parent_id: str, message: str | None) -> R
         if message:
             return page.redirect_with_flash(task_url(parent_id), message)
         return redirect(task_url(parent_id))
-    detail = await page.invoke("get_todo_task", {"id": parent_id})
+    detail = await task_detail(page, parent_id)
     return page.render("todos/_subtasks.html", task=detail["task"], subtasks=detail["subtasks"], subtask_error=message)
 
 
@@ -360,6 +399,7 @@ def task_routes(web: Web) -> list[Route]:
         Route(TASK + "/undo", endpoint(web, undo_submit), methods=["POST"]),
         Route(TASK + "/delete", endpoint(web, delete_submit), methods=["POST"]),
         Route(TASK + "/reminders", endpoint(web, reminders_submit), methods=["POST"]),
+        Route(TASK + "/relocate", endpoint(web, relocate_submit), methods=["POST"]),
         Route(TASK + "/subtasks", endpoint(web, add_subtask), methods=["POST"]),
         Route(subtask + "/toggle", endpoint(web, toggle_subtask), methods=["POST"]),
         Route(subtask + "/rename", endpoint(web, rename_subtask), methods=["POST"]),
