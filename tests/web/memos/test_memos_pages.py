@@ -206,6 +206,28 @@ def test_ai_search_of_a_period_alone_lists_its_memos_newest_first(
     assert shown in en.text
 
 
+def test_a_period_alone_with_no_memo_says_nothing_was_written_then(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """`昨天写了什么` on a day with no memo said 没有匹配的笔记 ("No memo matches"), as if words had
+    been searched: it lists a day, so it says that nothing was written then."""
+    ada = browser("ada")
+    _memo(
+        services,
+        ada,
+        "long ago: a walk",
+        createdAt=f"{datetime.now(ZoneInfo('UTC')).date() - timedelta(days=70)}T10:00:00Z",
+    )
+    build.run(services, ada.user_id)
+    zh = ada.get(
+        "/?q=%E6%98%A8%E5%A4%A9%E5%86%99%E4%BA%86%E4%BB%80%E4%B9%88&mode=ai", headers={"Accept-Language": "zh-CN"}
+    )
+    assert zh.status_code == 200 and "long ago" not in zh.text
+    assert "这段时间没有写笔记。" in zh.text and "没有匹配的笔记" not in zh.text
+    en = ada.get("/?q=what+did+I+write+yesterday&mode=ai", headers={"Accept-Language": "en-US"})
+    assert "No memo was written in these days." in en.text and "No memo matches" not in en.text
+
+
 def test_a_degraded_ai_search_names_its_stages_in_the_pages_language(
     services: Services, browser: Callable[..., Browser]
 ) -> None:
