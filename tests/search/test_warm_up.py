@@ -182,6 +182,7 @@ def test_a_search_during_the_glossarys_background_parse_goes_without_the_gloss(
         return real()
 
     monkeypatch.setattr(crosslingual, "_texts_from_a_child", slow_parse)
+    monkeypatch.setattr(crosslingual, "_cache_file", lambda: None)  # the parse itself, not the kept texts
     glossary.load_in_background()
     glossary.load_in_background()  # under way: not a second parse
     assert glossary.translate("会议", wait=False) is None
@@ -203,6 +204,7 @@ def test_a_snapshot_holds_the_glossary(make_services: Callable[..., Services], m
         return crosslingual._Table.encode({"会议": "meeting"}), crosslingual._Table.encode({"meeting": "会议"})
 
     monkeypatch.setattr(crosslingual, "_texts_from_a_child", small_parse)
+    monkeypatch.setattr(crosslingual, "_cache_file", lambda: None)  # never kept for the real inputs
     glossary = crosslingual.Glossary()
     assert glossary.translate("会议", wait=False) == "meeting" and parses == [1]  # in the request: the cost
     glossary = crosslingual.Glossary()
