@@ -21,6 +21,7 @@ from ...kernel.ports.storage import Item, WriteOp
 from ...kernel.timestamps import now_timestamp
 from .. import keys, model
 from ..state import TodoState
+from ..views.traversal import without_notes
 from ..writes import Built, apply, bump, put_revised, tag_registrations
 
 Recover = Callable[[Item], dict[str, Any]]
@@ -49,7 +50,7 @@ def whole_item(call: Call, item_id: str) -> dict[str, Any]:
     pass it still opens). NOT_FOUND as `read_item`."""
     item = read_item(call, item_id)
     shape = model.public_inbox_item(item)
-    shape["subtasks"] = [{k: v for k, v in sub.items() if k != "notes"} for sub in shape["subtasks"]]
+    shape["subtasks"] = [without_notes(sub) for sub in shape["subtasks"]]
     return shape
 
 

@@ -43,7 +43,7 @@ from .listing import ListOptions, effective_limit
 from .paged import plain_board_page
 from .query import TodoQuery, floating_zone, names_a_day, parse_bounds, query_todos
 from .text_candidates import text_board, text_candidates
-from .traversal import Board
+from .traversal import Board, without_notes
 
 
 def board_of(state: TodoState, *, records: bool = True) -> Board:
@@ -145,7 +145,7 @@ def task_for_page(call: Call, task_id: str, include_context: bool = False) -> di
     subtasks without their notes (the page lists their titles), and no response budget, which is
     the agents' (a task whose subtasks' notes pass it still opens)."""
     data = _task_answer(call, {"id": task_id, "includeContext": include_context}, budget=sys.maxsize)
-    data["subtasks"] = [{k: v for k, v in sub.items() if k != "notes"} for sub in data["subtasks"]]
+    data["subtasks"] = [without_notes(sub) for sub in data["subtasks"]]
     return data
 
 
