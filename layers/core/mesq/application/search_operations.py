@@ -36,6 +36,7 @@ from ..reading.store import read_book
 from ..search.documents import Doc, Kind, snippet
 from ..search.period import Period, listed_period, read_period
 from ..search.searchables import searchables_of
+from ..store.paging import walk
 
 if TYPE_CHECKING:  # the index and pipeline (bm25s, numpy) load on the first search, not at cold start
     from ..search.index import SearchIndex
@@ -193,13 +194,8 @@ def _listed(call: Call, index: SearchIndex | None, kinds: set[Kind], accept: Acc
         for source in searchables.documents:
             if source.kind not in kinds:
                 continue
-            after = None
-            while True:
-                page = call.services.items.query(partition, prefix=source.prefix, after=after, limit=1000)
-                docs += [doc for item in page.items if (doc := searchables.doc_of(item)) and accept(doc)]
-                if page.next_key is None:
-                    break
-                after = page.next_key
+            records = walk(call.services.items, partition, prefix=source.prefix)
+            docs += [doc for item in records if (doc := searchables.doc_of(item)) and accept(doc)]
     docs.sort(key=lambda doc: (str(doc.meta.get("createdAt") or ""), doc.key), reverse=True)
     ms = round((time.perf_counter() - started) * 1000, 2)
     return _ListedOutcome(
