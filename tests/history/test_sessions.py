@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from mesq.history import change_op, sessions
+from mesq.kernel import timestamps
 from mesq.kernel.errors import MesqError
 from mesq.kernel.ports.storage import ItemStore, Key
 
@@ -38,6 +39,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
     driven = Clock()
     monkeypatch.setattr(change_op, "utc_now", driven)
     monkeypatch.setattr(sessions, "utc_now", driven)
+    monkeypatch.setattr(timestamps, "utc_now", driven)  # the clock run ids start with (kernel/context.py)
     sessions._SEEN.clear()  # the process's memory of pointers: per store in a test run
     yield driven
     sessions._SEEN.clear()

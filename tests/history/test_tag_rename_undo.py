@@ -178,10 +178,12 @@ def test_a_rename_undone_alone_under_a_clock_that_stands_still_finds_every_recor
     from datetime import UTC, datetime
 
     from mesq.history import change_op, sessions
+    from mesq.kernel import timestamps
 
     frozen = datetime(2026, 12, 6, 9, 0, tzinfo=UTC)
     monkeypatch.setattr(change_op, "utc_now", lambda: frozen)
     monkeypatch.setattr(sessions, "utc_now", lambda: frozen)
+    monkeypatch.setattr(timestamps, "utc_now", lambda: frozen)  # the clock run ids start with
     agent = caller(sqlite)
     tasks = [agent("create_todo_task", title=f"t{n}", tags=[OLD])["task"] for n in range(8)]
     agent("update_todo_tag", name=OLD, newName=NEW, expectedRevision=1)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from mesq.history import change_op, sessions
+from mesq.kernel import timestamps
 from mesq.wiring.services import Services
 from tests.hostile.test_no_url_text import shown_text
 
@@ -43,6 +44,7 @@ def history_clock(monkeypatch: pytest.MonkeyPatch, clock: Any) -> Iterator[Histo
     driven = HistoryClock(clock())
     monkeypatch.setattr(change_op, "utc_now", driven)
     monkeypatch.setattr(sessions, "utc_now", driven)
+    monkeypatch.setattr(timestamps, "utc_now", driven)  # the clock run ids start with (kernel/context.py)
     sessions._SEEN.clear()
     yield driven
     sessions._SEEN.clear()

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from mesq.history.forget import forget_record
+from mesq.todos.keys import inbox_key, task_key
 from mesq.web.todos import board_view
 from mesq.wiring.services import Services
 from tests.support.operations import call_of, run_operation
@@ -753,10 +754,15 @@ def test_an_old_link_to_a_trashed_record_whose_history_expired_opens_the_trash(
     run(services, person.user_id, "delete_todo_task", {"id": task["id"], "expectedRevision": task["revision"]})
     item = run(services, person.user_id, "create_todo_inbox_item", {"title": "old idea"})["item"]
     run(services, person.user_id, "delete_todo_inbox_item", {"id": item["id"], "expectedRevision": item["revision"]})
-    for link, record_id in [(f"/todos/tasks/{task['id']}", task["id"]), (f"/todos/inbox/{item['id']}", item["id"])]:
+    records = [
+        (f"/todos/tasks/{task['id']}", task["id"], task_key(person.user_id, task["id"])),
+        (f"/todos/inbox/{item['id']}", item["id"], inbox_key(person.user_id, item["id"])),
+    ]
+    for link, record_id, key in records:
         kept = person.get(link)
         assert kept.status_code == 404 and "Open the todo trash" in kept.text, (link, kept.status_code)
-        forget_record(services.items, person.user_id, record_id)  # what the retention TTL does
+        head = (services.items.get(key) or {}).get("lastChange")  # the record's newest change
+        forget_record(services.items, person.user_id, record_id, head)  # what the retention TTL does
         answer = person.get(link, follow_redirects=False)
         assert answer.status_code == 303 and answer.headers["location"] == "/todos/trash", link
         trash = person.get("/todos/trash")

@@ -16,10 +16,10 @@ from datetime import timedelta
 from ..kernel.context import Call
 from ..kernel.ports.storage import Condition, Delete, Item, Update, WriteOp
 from ..kernel.timestamps import format_timestamp, utc_now
-from ..store.paging import walk
 from .actor import actor_of
-from .records import HISTORY_CAP, TRIM_TO, change_item, change_key, change_put, epoch, new_change_id, record_partition
+from .records import HISTORY_CAP, TRIM_TO, change_item, change_key, change_put, epoch, new_change_id
 from .sessions import session_of
+from .timeline import record_history
 
 
 def change_op(
@@ -37,8 +37,10 @@ def change_op(
     also the mark on the change it reverts (`undoneBy`), in the same transaction.
 
     `stored`: the record item the write puts; it gets the record's kept history size
-    (`historyBytes`), and when that would pass HISTORY_CAP, up to `room` of the record's oldest
-    change records are deleted in the same transaction (the change then says `olderDropped`)."""
+    (`historyBytes`) and the head of its chain (`lastChange`: this change, whose `prior` is the
+    one the item named before, records.py), and when the size would pass HISTORY_CAP, up to
+    `room` of the record's oldest change records are deleted in the same transaction (the
+    change then says `olderDropped`)."""
     now = utc_now()
     names = {record_id, str((before or {}).get("name"))} if kind == "tag" else {record_id}
     undoes = call.undoes[0] if call.undoes is not None and call.undoes[1] in names else None
@@ -57,16 +59,18 @@ def change_op(
         expires=epoch(now + timedelta(days=call.services.deployment.history_days)),
         undoes=undoes,
         members=members,
+        prior=_head(before) if stored is not None else None,
     )
     ops: list[WriteOp] = []
     if stored is not None:
         total = int((before or {}).get("historyBytes", 0)) + int(item["size"])
         if total > HISTORY_CAP:
-            total, drops = _trim(call, record_id, int(item["size"]), room, undoes)
+            total, drops = _trim(call, record_id, _head(before), int(item["size"]), room, undoes)
             if drops:
                 item["olderDropped"] = True
                 ops += drops
         stored["historyBytes"] = total
+        stored["lastChange"] = item["id"]
     ops.insert(0, change_put(item))
     call.recorded.stage(item)  # kept when the write's transaction commits (kernel/recorded.py)
     if undoes is not None:
@@ -75,11 +79,18 @@ def change_op(
     return ops
 
 
-def _trim(call: Call, record_id: str, new_size: int, room: int, keep: str | None) -> tuple[int, list[WriteOp]]:
+def _head(before: Item | None) -> str | None:
+    head = (before or {}).get("lastChange")
+    return head if isinstance(head, str) and head else None
+
+
+def _trim(
+    call: Call, record_id: str, head: str | None, new_size: int, room: int, keep: str | None
+) -> tuple[int, list[WriteOp]]:
     """The record's history recounted (change records the TTL removed no longer count) and
     Deletes of its oldest records down to TRIM_TO, at most `room` of them (the rest go at a
     later write); never `keep`, the change an undo marks in the same transaction."""
-    entries = list(walk(call.services.items, record_partition(call.principal.user_id, record_id), index="gsi2"))
+    entries = record_history(call.services.items, call.principal.user_id, record_id, head)
     total = new_size + sum(int(entry.get("size", 0)) for entry in entries)
     drops: list[WriteOp] = []
     for entry in entries:  # oldest first

@@ -1,13 +1,17 @@
 """list_changes: a user's change records, newest first, filtered, limited to the kinds the
 caller's scopes can read (a memo-only token never sees a todo change).
 
-Five access patterns, one per filter that narrows the key: `recordId` (GSI2, the record's
-history), `runId` (GSI1, then the records by key), `sessionId` (GSI4, then the records by key),
-`actor` (GSI3, then the records by key: an agent's changes are read without the rest of the
-history; until a user's older records are backfilled, `actor_index.py`, by the range below),
-else the user's `CHANGE#` range bounded by `since` / `until`. The other filters apply to what
-those read. `actor: "me"` is the calling credential. A `runId` or `sessionId` with no change at
-all is NOT_FOUND, naming where the ids come from (never an empty success for a mistyped id).
+A change record has no index entry (records.py); each filter that narrows what is read has its
+own way there (history/timeline.py): `recordId` walks the record's chain, `runId` and `sessionId`
+read the user's timeline within the run's or session's window (their ids start with the
+microsecond they began, the session log says when they last wrote), `actor` within the actor's
+sessions' windows; else the user's `CHANGE#` range bounded by `since` / `until`. Records written
+before carry index keys (GSI2 by record, GSI1 by run, GSI4 by session, GSI3 by actor): a record's
+and an actor's reads merge what those hold, and a run or session id without a time prefix (made
+before) is read through its index. `actor` reads the whole range while a user's older records
+are still being given their GSI3 keys (`actor_index.py`). The other filters apply to what those
+read. `actor: "me"` is the calling credential. A `runId` or `sessionId` with no change at all is
+NOT_FOUND, naming where the ids come from (never an empty success for a mistyped id).
 `groupBy: "session"` adds `sessions`: the page's changes grouped by session, newest first.
 The cursor is the id of the last change returned: the next page starts below it, so writes made
 meanwhile (newer ids) never shift a page. A page reads at most `SCAN_LIMIT` records; when
@@ -36,10 +40,21 @@ from .records import (
     bare_credential,
     expanded,
     public_change,
-    record_partition,
     run_partition,
     session_partition,
+    started,
     time_prefix,
+)
+from .sessions import pointer_key
+from .timeline import (
+    CHUNK,
+    actor_changes,
+    actor_windows,
+    between,
+    merged,
+    newest_first,
+    record_changes,
+    window_changes,
 )
 
 DEFAULT_LIMIT = 20
@@ -50,7 +65,6 @@ SCAN_LIMIT = 500
 #: so 100 of them are 30 MB, and a Lambda answer is at most 6 MB (past it no answer at all, API
 #: Gateway's 500); an MCP answer carries the data twice, so three times this fits.
 PAGE_JSON_BYTES = 3 * 512 * 1024
-_CHUNK = 100
 
 
 def readable_kinds(call: Call, action: str = "read") -> set[str]:
@@ -70,27 +84,6 @@ def _bounds(args: dict[str, Any]) -> tuple[str | None, str | None]:
     return low, high
 
 
-def _newest_first(
-    items: ItemStore, partition: str, index: str | None, prefix: str, low: str | None, high: str | None
-) -> Iterator[Item]:
-    after = None
-    while True:
-        page = items.query(
-            partition,
-            index=index,
-            start=None if low is None else prefix + low,
-            end=None if high is None else prefix + high,
-            prefix=prefix or None,
-            descending=True,
-            limit=_CHUNK,
-            after=after,
-        )
-        yield from page.items
-        if page.next_key is None:
-            return
-        after = page.next_key
-
-
 ME = "me"
 #: Where a runId or sessionId comes from, for the error that names the fix.
 _WHERE_IDS = Text(
@@ -106,11 +99,20 @@ def with_me(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _index_of(user_id: str, args: dict[str, Any]) -> tuple[str, str, str] | None:
-    """(argument, index, partition) of the run or session `args` names, if any."""
+    """(argument, index, partition) of the run or session `args` names, if any: the index
+    answers an id made before ids carried their start (`records.started`)."""
     if "runId" in args:
         return "runId", "gsi1", run_partition(user_id, args["runId"])
     if "sessionId" in args:
         return "sessionId", "gsi4", session_partition(user_id, args["sessionId"])
+    return None
+
+
+def _window_of(args: dict[str, Any]) -> tuple[str, str] | None:
+    """(argument, id) of the run or session `args` names when its id carries its start."""
+    for name in ("runId", "sessionId"):
+        if name in args and started(str(args[name])) is not None:
+            return name, str(args[name])
     return None
 
 
@@ -127,12 +129,17 @@ def kept_words(days: int) -> Text:
 def require_known(call: Call, args: dict[str, Any]) -> None:
     """NOT_FOUND for a runId or sessionId no change record carries (a typo, another user's, or
     one whose changes have expired), naming where such ids come from."""
+    items, user_id = call.services.items, call.principal.user_id
     for name in ("runId", "sessionId"):
-        named = _index_of(call.principal.user_id, {name: args[name]}) if name in args else None
+        named = _index_of(user_id, {name: args[name]}) if name in args else None
         if named is None:
             continue
-        page = call.services.items.query(named[2], index=named[1], limit=1, keys_only=True)
-        if not page.items and page.next_key is None:
+        if started(str(args[name])) is not None:
+            known = next(window_changes(items, user_id, name, str(args[name]), None, None), None) is not None
+        else:
+            page = items.query(named[2], index=named[1], limit=1, keys_only=True)
+            known = bool(page.items) or page.next_key is not None
+        if not known:
             raise NotFound(
                 "%(name)s: no change has %(name)s %(value)s (%(kept)s, and a memo "
                 "deleted for good takes its history with it); %(where)s",
@@ -156,7 +163,7 @@ def require_known_actor(call: Call, args: dict[str, Any]) -> None:
     if not ensure_indexed(items, user_id):
         return  # the index is still being backfilled: no verdict from it
     page = items.query(actor_partition(user_id, str(actor)), index="gsi3", limit=1, keys_only=True)
-    if not page.items and page.next_key is None:
+    if not page.items and page.next_key is None and next(_by_actor(call, str(actor), None, None), None) is None:
         raise NotFound(
             "actor: no change of this account was made by %(actor)s (%(kept)s); "
             'list_changes names each change\'s actor.id, and actor "me" is the calling credential',
@@ -176,16 +183,20 @@ def changes(
     limit = int(args.get("limit", DEFAULT_LIMIT))
     low, high = _bounds(args)
     by_index = _index_of(user_id, args)
+    window = _window_of(args)
+    found: Iterator[Item]
     if "recordId" in args:
-        found = _newest_first(items, record_partition(user_id, args["recordId"]), "gsi2", "", low, high)
+        found = record_changes(items, user_id, str(args["recordId"]), args.get("kind"), low, high)
+    elif window is not None:
+        found = window_changes(items, user_id, *window, low, high)
     elif by_index is not None:
-        entries = _newest_first(items, by_index[2], by_index[1], "", low, high)
+        entries = newest_first(items, by_index[2], by_index[1], "", low, high)
         found = _fetched(items, user_id, entries)
     elif "actor" in args and ensure_indexed(items, user_id):
-        entries = _newest_first(items, actor_partition(user_id, args["actor"]), "gsi3", "", low, high)
-        found = _fetched(items, user_id, entries)
+        entries = newest_first(items, actor_partition(user_id, args["actor"]), "gsi3", "", low, high)
+        found = merged([_fetched(items, user_id, entries), _by_actor(call, str(args["actor"]), low, high)])
     else:
-        found = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, low, high)
+        found = between(items, user_id, low, high)
     kept: list[Item] = []
     used = 0
     for scanned, stored in enumerate(found, start=1):
@@ -203,6 +214,21 @@ def changes(
     return kept, None
 
 
+def _by_actor(call: Call, actor: str, low: str | None, high: str | None) -> Iterator[Item]:
+    """The timeline within the actor's sessions (the log's, and the one its pointer names now);
+    `matcher` keeps the actor's own changes."""
+    items, user_id = call.services.items, call.principal.user_id
+    pointer = items.get(pointer_key(user_id, actor))
+    current = None if pointer is None else str(pointer.get("sessionId", ""))
+    spans = actor_windows(items, user_id, bare_credential(actor), current)
+    credential = bare_credential(actor)
+    return (
+        item
+        for item in actor_changes(items, user_id, spans, low, high)
+        if bare_credential(str((item.get("actor") or {}).get("id", ""))) == credential
+    )
+
+
 def _fetched(items: ItemStore, user_id: str, entries: Iterator[Item]) -> Iterator[Item]:
     """Whole records for index entries that project only some attributes, in entry order (an
     entry whose record is gone meanwhile is skipped). Only the caller's own change records are
@@ -214,7 +240,7 @@ def _fetched(items: ItemStore, user_id: str, entries: Iterator[Item]) -> Iterato
         if entry["pk"] != partition or not str(entry["sk"]).startswith(CHANGE_PREFIX):
             continue
         batch.append((str(entry["pk"]), str(entry["sk"])))
-        if len(batch) == _CHUNK:
+        if len(batch) == CHUNK:
             yield from _by_key(items, batch)
             batch = []
     yield from _by_key(items, batch)
@@ -284,5 +310,5 @@ ACTIVITY_SCAN = 500
 def recent_changes(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
     """The user's newest ACTIVITY_SCAN changes, newest first, as `list_changes` shows them
     (Settings: each token's and connected app's last session)."""
-    found = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, None, None)
+    found = between(items, user_id, None, None)
     return [public_change(item) for _scanned, item in zip(range(ACTIVITY_SCAN), found, strict=False)]

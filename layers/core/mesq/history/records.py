@@ -1,25 +1,27 @@
 """The change record: its keys, its stored shape and its public shape. Pure: no I/O.
 
-Keys (pk `U#<user>` like every item of the user):
-- the record:  sk `CHANGE#<changeId>`; the change id starts with the microsecond of the change,
-  so the user's changes sort by time and `since` / `until` are sort-key bounds;
-- by run:      gsi1 `U#<user>#RUN#<runId>` / `<changeId>` (INCLUDE projection: read, then fetched);
-- by record:   gsi2 `U#<user>#HIST#<recordId>` / `<changeId>` (ALL: the history panel's one query);
-- by actor:    gsi3 `U#<user>#ACTOR#<credential>` / `<changeId>` (KEYS_ONLY: undo by actor and
-  `list_changes {actor}` read the actor's entries in a time range, then the records by key).
-  `<credential>` is the actor id without its kind (`pat:abc` -> `abc`), the part `actor`
-  filters accept either way; records written before GSI3 get their keys from `mesq history index`
-  (`backfill.py`);
-- by session:  gsi4 `U#<user>#SESSION#<sessionId>` / `<changeId>` (keys and `ttl`: `list_changes` and
-  `undo_changes {sessionId}` read the session's entries, then the records by key). A record
-  written before sessions has no `sessionId` and no GSI4 keys (history/sessions.py).
+A change record is one item, `U#<user>` / `CHANGE#<changeId>`, with no index entry: it is written
+in the transaction of its write, where every item costs two write units and every index entry two
+more, so the record alone keeps history's cost per write at one item (docs/performance.md). The
+change id starts with the microsecond of the change, so the user's changes sort by time and
+`since` / `until` are sort-key bounds. The other questions are answered without an index
+(history/reads.py):
+- by record: a chain. The record's item keeps the id of its newest change (`lastChange`, beside
+  `historyBytes`) and each change the id of the one before it of the same record (`prior`), both
+  written in the same transaction;
+- by run or session: their ids start with the microsecond they began (`started`), and the
+  session log (history/sessions.py) keeps when each session and run last wrote, so their changes
+  are read from the user's timeline between the two;
+- by actor: the actor's sessions in the log, then the same timeline reads.
+Records written before this carry index keys (records.py's `*_partition` functions name them:
+gsi1 by run, gsi2 by record, gsi3 by actor, gsi4 by session), and an account import still gives
+its change records those keys; the readers merge what those indexes hold with the above.
 
 `before` and `after` hold only the fields that changed (a field missing from `before` did not
 exist then), plus the revisions around the change; `ttl` expires the record after the
 deployment's `history_days`. Past PACK_ABOVE bytes, `before`, `after` and `members` are stored
-as one compressed string instead (`packed`: zlib, base64): a change record is written in the
-transaction of its write, where every KB costs two write units on the table and two more on the
-by-record index (GSI2 projects the whole record); `expanded` restores them for every reader.
+as one compressed string instead (`packed`: zlib, base64): every KB of a record written in a
+transaction costs two write units; `expanded` restores them for every reader.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ _NOT_FIELDS = frozenset(
         "gsi4sk",
         "ttl",
         "revision",
+        "lastChange",
         "updatedAt",
         "historyBytes",
         "sync",
@@ -79,6 +82,10 @@ TRIM_TO = HISTORY_CAP * 9 // 10
 #: Bytes of `before` + `after` + `members` (their JSON) above which they are stored packed.
 PACK_ABOVE = 512
 _PACKED_FIELDS = ("before", "after", "members")
+
+
+#: The length of the time prefix of change, run and session ids (epoch microseconds).
+TIME_DIGITS = 17
 
 
 def change_key(user_id: str, change_id: str) -> Key:
@@ -126,6 +133,18 @@ def session_index_keys(user_id: str, change: Item) -> dict[str, str]:
 def time_prefix(moment: datetime) -> str:
     """The leading part of the ids of changes made at `moment` (17 digits of epoch microseconds)."""
     return f"{int(moment.timestamp() * 1_000_000):017d}"
+
+
+def started(ident: str) -> str | None:
+    """The time prefix a run or session id starts with (the microsecond it began), or None for
+    an id made before ids carried one (those are read through their index)."""
+    head = ident[:TIME_DIGITS]
+    return head if len(ident) > TIME_DIGITS and head.isdigit() and head.isascii() else None
+
+
+def shifted(prefix: str, microseconds: int) -> str:
+    """A time prefix moved on (or back) by `microseconds`."""
+    return f"{max(0, int(prefix) + microseconds):0{TIME_DIGITS}d}"
 
 
 def new_change_id(moment: datetime) -> str:
@@ -180,10 +199,12 @@ def change_item(
     expires: int,
     undoes: str | None = None,
     members: list[Item] | None = None,
+    prior: str | None = None,
 ) -> Item:
     """One change record. `members`: the other records of the same write when one record per
     record would not fit the transaction (`member(...)` each: a move of a task with its 50
-    subtasks, a batch of 100); they are undone together with the record."""
+    subtasks, a batch of 100); they are undone together with the record. `prior`: the record's
+    change before this one (its item's `lastChange`), the link of its chain."""
     fields = changed_fields(kind, before, after)
     item: Item = {
         "id": change_id,
@@ -199,6 +220,8 @@ def change_item(
         item["undoes"] = undoes
     if members:
         item["members"] = members
+    if prior:
+        item["prior"] = prior
     size = _bytes(packed(item))
     if size > MAX_CHANGE_BYTES:
         item["after"], item["afterOmitted"] = {}, True
@@ -210,12 +233,6 @@ def change_item(
         "size": size,
         "pk": pk,
         "sk": sk,
-        "gsi1pk": run_partition(user_id, run_id),
-        "gsi1sk": change_id,
-        "gsi2pk": record_partition(user_id, record_id),
-        "gsi2sk": change_id,
-        **actor_index_keys(user_id, item),
-        **session_index_keys(user_id, item),
         "ttl": expires,
     }
 

@@ -20,6 +20,15 @@ so it is written in the write's own transaction (docs/decisions.md, "Agent sessi
 - `lastAt` moves at most once per REFRESH, so a session ends after between `gap` and
   `gap + REFRESH` without writes. A process remembers the pointer it last read or moved for
   REFRESH (`_SEEN`), so a burst of writes reads it once.
+- A session's id starts with the microsecond it began at the earliest (17 digits, as change ids
+  start: the start of the gap-long stretch `now` falls in, which racing writers compute alike; a
+  run's id starts with the run's own start), and the session log says when it last wrote: one
+  item per session or run, `U#<user>` / `SESSIONLOG#<sessionId>` with the actor's credential and
+  `lastAt`, set after the write's commit at most once per REFRESH per process (`_logged`). A
+  change record has no index entry (records.py), so a session's, run's or actor's changes are
+  read from the user's timeline between a session's start and its `lastAt` + TAIL
+  (history/reads.py). TAIL covers what a process writes without logging again (REFRESH) and the
+  rest of the call that logged (a call lasts at most 15 minutes: Lambda's limit).
 """
 
 from __future__ import annotations
@@ -28,16 +37,19 @@ import base64
 import hashlib
 import weakref
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import partial
 
 from ..kernel.context import Call
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Condition, ConditionFailed, ItemStore, Key, StoreError, Update
 from ..kernel.timestamps import format_timestamp, utc_now
-from .records import bare_credential
+from .records import bare_credential, epoch, time_prefix
 
 POINTER_PREFIX = "CHANGESESSION#"
+LOG_PREFIX = "SESSIONLOG#"
+#: How long after its logged `lastAt` a session or run may still have written (see above).
+TAIL = timedelta(minutes=20)
 #: How stale a pointer's `lastAt` may get before a write moves it (the gap's resolution; a
 #: quarter of the gap when that is shorter).
 REFRESH = timedelta(seconds=60)
@@ -57,6 +69,8 @@ class _Seen:
 #: deployment) must never continue one store's session in another's.
 _SEEN: weakref.WeakKeyDictionary[ItemStore, dict[tuple[str, str], _Seen]] = weakref.WeakKeyDictionary()
 _SEEN_KEPT = 4096
+#: Per store, (user, session) -> when this process last logged it (the session log, above).
+_LOGGED: weakref.WeakKeyDictionary[ItemStore, dict[tuple[str, str], datetime]] = weakref.WeakKeyDictionary()
 
 
 def pointer_key(user_id: str, credential_id: str) -> Key:
@@ -73,13 +87,46 @@ def is_own_session(call: Call) -> bool:
     )
 
 
+def log_key(user_id: str, session_id: str) -> Key:
+    return (user_partition(user_id), LOG_PREFIX + session_id)
+
+
 def session_of(call: Call, now: datetime) -> str:
     """The session of the change records `call` writes at `now`, decided at its first record and
-    then kept on `call.recorded` (every record of one call is in one session)."""
+    then kept on `call.recorded` (every record of one call is in one session); logged after the
+    write commits when this process has not logged it within REFRESH."""
     recorded = call.recorded
     if recorded.session_id is None:
         recorded.session_id = call.run_id if is_own_session(call) else _continued(call, now)
+        _log(call, recorded.session_id, now)
     return recorded.session_id
+
+
+def _log(call: Call, session_id: str, now: datetime) -> None:
+    items, user_id = call.services.items, call.principal.user_id
+    logged = _logged_in(items)
+    last = logged.get((user_id, session_id))
+    if last is not None and timedelta(0) <= now - last < REFRESH:
+        return
+    entry = {
+        "sessionId": session_id,
+        "actor": bare_credential(call.principal.credential_id),
+        "lastAt": time_prefix(now),
+        "ttl": epoch(now + timedelta(days=call.services.deployment.history_days) + TAIL),
+    }
+    call.recorded.after_commit(partial(_write_log, items, Update(key=log_key(user_id, session_id), set=entry)))
+    if len(logged) >= _SEEN_KEPT:
+        logged.clear()
+    logged[(user_id, session_id)] = now
+
+
+def _write_log(items: ItemStore, entry: Update) -> None:
+    """The session log's entry set after the write committed; a store failing leaves the last
+    one (the reads' TAIL covers a missed minute, docs/decisions.md)."""
+    try:
+        items.update(entry)
+    except StoreError:
+        return
 
 
 def current_session(call: Call) -> str:
@@ -123,20 +170,22 @@ def _decide(
     """(the session a write at `now` belongs to, the pointer's `lastAt` or `now`)."""
     if pointer is None:
         stretch = int(now.timestamp() // gap.total_seconds())
-        return _derived(user_id, credential_id, "", "", stretch), now
+        begun = datetime.fromtimestamp(stretch * gap.total_seconds(), UTC)
+        return _derived(user_id, credential_id, "", "", stretch, begun), now
     previous, last_text = str(pointer["sessionId"]), str(pointer["lastAt"])
     last_at = datetime.fromisoformat(last_text.replace("Z", "+00:00"))
     idle = now - last_at
     if idle <= gap:
         return previous, last_at
     stretch = int((idle - gap).total_seconds() // gap.total_seconds())
-    return _derived(user_id, credential_id, previous, last_text, stretch), now
+    return _derived(user_id, credential_id, previous, last_text, stretch, last_at + gap * (stretch + 1)), now
 
 
-def _derived(user_id: str, credential_id: str, previous: str, last_at: str, stretch: int) -> str:
-    """A session id from what every racing writer reads alike (16 URL-safe characters)."""
+def _derived(user_id: str, credential_id: str, previous: str, last_at: str, stretch: int, begun: datetime) -> str:
+    """A session id from what every racing writer reads alike: the start of the stretch `now`
+    falls in (no write of the session is older) and 12 URL-safe characters."""
     seed = "\x1f".join((user_id, credential_id, previous, last_at, str(stretch))).encode("utf-8")
-    return base64.urlsafe_b64encode(hashlib.sha256(seed).digest()[:12]).decode("ascii")
+    return time_prefix(begun) + base64.urlsafe_b64encode(hashlib.sha256(seed).digest()[:9]).decode("ascii")
 
 
 def _move(items: ItemStore, move: Update, user_id: str, credential_id: str, session_id: str, now: datetime) -> None:
@@ -151,6 +200,14 @@ def _move(items: ItemStore, move: Update, user_id: str, credential_id: str, sess
     except StoreError:
         return
     _remember(items, user_id, credential_id, session_id, now)
+
+
+def _logged_in(items: ItemStore) -> dict[tuple[str, str], datetime]:
+    """This process's memory of when it last logged each (user, session) of `items`."""
+    try:
+        return _LOGGED.setdefault(items, {})
+    except TypeError:
+        return {}
 
 
 def _seen_in(items: ItemStore) -> dict[tuple[str, str], _Seen]:

@@ -20,12 +20,16 @@ from collections.abc import Sequence
 from ..attachments import store as attachment_store
 from ..attachments.reads import discarded_meanwhile
 from ..history.change_op import change_op
+from ..history.timeline import register_record_key
 from ..kernel.context import Call
 from ..kernel.ports.storage import MAX_TRANSACTION_OPS, ConditionFailed, Item, WriteOp
 from . import store
+from .keys import memo_key
 
 #: Beside the counters: the memo, its change record, and a claim or an undo's mark.
 _BESIDE_COUNTERS = 3
+
+register_record_key("memo", memo_key)  # the memo item heads its chain of changes (history/timeline.py)
 
 
 def write_recorded(call: Call, before: Item | None, after: Item, extra: Sequence[WriteOp] = ()) -> None:

@@ -61,7 +61,8 @@ def purge_memo(items: ItemStore, user_id: str, memo_id: str, expected_revision: 
         raise RevisionConflict(
             "memo %(memo_id)s changed meanwhile; reload the trash and try again", memo_id=quoted(memo_id)
         ) from None
-    forget_record(items, user_id, memo_id)
+    head = memo.get("lastChange")
+    forget_record(items, user_id, memo_id, head if isinstance(head, str) else None)
     return {"id": memo_id, "revision": memo["revision"], "orphanedAttachments": len(paths)}
 
 

@@ -9,17 +9,29 @@ task's subtasks, a removed space's columns) is a `member` of that record's chang
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import cast
 
 from ..history.change_op import change_op
 from ..history.records import action_of, changed_fields, member
+from ..history.timeline import register_record_key
 from ..kernel.context import Call
-from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Delete, Item, Put, WriteOp
-from .keys import KIND_PREFIX, record_of
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Delete, Item, Key, Put, WriteOp
+from .keys import KIND_PREFIX, Kind, key, record_of
 from .state import TodoState
 
 #: The todo kinds with history, by sort-key prefix (slug claims, settings and sizes have none).
 _TODO_PREFIXES = {KIND_PREFIX[kind]: kind for kind in ("space", "column", "task", "inbox", "tag")}
+
+
+def _key_of(kind: Kind) -> Callable[[str, str], Key]:
+    return lambda user_id, ident: key(user_id, kind, ident)
+
+
+# Each record's item heads its chain of changes (history/timeline.py); a subtask is a task item.
+for _history_kind, _item_kind in (("space", "space"), ("column", "column"), ("task", "task"), ("subtask", "task"),
+                                  ("inbox", "inbox"), ("tag", "tag")):  # fmt: skip
+    register_record_key(_history_kind, _key_of(cast(Kind, _item_kind)))
 
 
 def _todo_target(sk: str) -> tuple[str, str] | None:
@@ -58,8 +70,8 @@ def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[W
             packed = members.get(ident)
             changes += change_op(call, kind, ident, before, after, packed, stored=stored, room=max(0, room))
         return changes
-    (kind, ident, before, after, _stored), *rest = everything
-    return change_op(call, kind, ident, before, after, [member(*entry[:4]) for entry in rest])
+    (kind, ident, before, after, stored), *rest = everything
+    return change_op(call, kind, ident, before, after, [member(*entry[:4]) for entry in rest], stored=stored)
 
 
 def _carried(written: list[Written], *, undoing: bool = False) -> tuple[list[Written], dict[str, list[Item]]]:
