@@ -84,7 +84,7 @@ from .limits import (
     CapExceeded,
     kind_of,
 )
-from .records import derived, rebuild, reminder_entry
+from .records import chained, derived, rebuild, reminder_entry
 
 _ABSENT = Condition(exists=False)
 #: The deployment's default attachment quota (`Settings.attachment_quota_bytes`); the command line
@@ -275,6 +275,7 @@ def _items(archive: _Archive, user_id: str, on_chunk: Callable[[bytes], object] 
     """(line number, the archived record, the record as the import writes it or None when it is
     derived) of every line, in order."""
     owner, previous = archive.owner, ""
+    heads: dict[str, str] = {}  # the newest change per record so far (records.chained)
     for number, line in archive.zip.lines(archive.records, LINE_BYTES, on_chunk):
         where = record_line(number)
         item = parse_record(line, number, owner)
@@ -296,7 +297,10 @@ def _items(archive: _Archive, user_id: str, on_chunk: Callable[[bytes], object] 
                 )
             )
         previous = sk
-        yield number, item, rebuild(rehome(item, owner, user_id), user_id, where)
+        stored = rebuild(rehome(item, owner, user_id), user_id, where)
+        if stored is not None:
+            chained(stored, heads)
+        yield number, item, stored
 
 
 def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], own: set[str] | None) -> None:

@@ -363,7 +363,7 @@ def _change(item: Item, user_id: str) -> Item:
     change = _pick(item, _CHANGE_FIELDS)
     ident = _ident(change, pattern=_CHANGE_ID)
     _moment(change.get("at"), "at")
-    run = _ident(change, "runId")
+    _ident(change, "runId")
     if "sessionId" in change:
         _ident(change, "sessionId")
     _one_of(change, "action", _ACTIONS)
@@ -386,20 +386,29 @@ def _change(item: Item, user_id: str) -> Item:
     if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
         raise _Refused(Text("%(field)s: %(value)s is not an expiry time", field="ttl", value=quoted(ttl)))
     pk, sk = history.change_key(user_id, ident)
-    return history.packed(
-        {
-            **change,
-            "pk": pk,
-            "sk": sk,
-            "gsi1pk": history.run_partition(user_id, run),
-            "gsi1sk": ident,
-            "gsi2pk": history.record_partition(user_id, record_id),
-            "gsi2sk": ident,
-            **history.actor_index_keys(user_id, {**change, "id": ident}),
-            **history.session_index_keys(user_id, {**change, "id": ident}),
-            "ttl": ttl,
-        }
-    )  # stored as the history stores its own (packed past a size)
+    # No index keys and no chain link as given: `chained` links it from the archive's own order.
+    return history.packed({**change, "pk": pk, "sk": sk, "ttl": ttl})  # stored as the history stores its own
+
+
+#: The records whose item heads a chain of changes (history/timeline.py), by sort-key prefix.
+_CHAINED = (MEMO_PREFIX, *(todo_keys.KIND_PREFIX[kind] for kind in ("space", "column", "task", "inbox", "tag")))
+
+
+def chained(item: Item, heads: dict[str, str]) -> None:
+    """The history's chains rebuilt from the archive itself, never from links it carries: the
+    records come in sort-key order, every change record (in time order) before any record item,
+    so a change links to the change of the same record before it (`prior`), and a record item
+    names its newest change (`lastChange`). `heads` holds the newest change per record so far."""
+    sk = str(item["sk"])
+    if sk.startswith(history.CHANGE_PREFIX):
+        record_id = str(item["record"]["id"])
+        if record_id in heads:
+            item["prior"] = heads[record_id]
+        heads[record_id] = str(item["id"])
+    elif sk.startswith(_CHAINED):
+        record_id = str(item["name"] if sk.startswith(todo_keys.KIND_PREFIX["tag"]) else item["id"])
+        if record_id in heads:
+            item["lastChange"] = heads[record_id]
 
 
 _KINDS: tuple[tuple[str, Callable[[Item, str], Item]], ...] = (

@@ -59,13 +59,13 @@ def change_op(
         expires=epoch(now + timedelta(days=call.services.deployment.history_days)),
         undoes=undoes,
         members=members,
-        prior=_head(before) if stored is not None else None,
+        prior=_head(kind, record_id, before) if stored is not None else None,
     )
     ops: list[WriteOp] = []
     if stored is not None:
         total = int((before or {}).get("historyBytes", 0)) + int(item["size"])
         if total > HISTORY_CAP:
-            total, drops = _trim(call, record_id, _head(before), int(item["size"]), room, undoes)
+            total, drops = _trim(call, record_id, _head(kind, record_id, before), int(item["size"]), room, undoes)
             if drops:
                 item["olderDropped"] = True
                 ops += drops
@@ -79,8 +79,12 @@ def change_op(
     return ops
 
 
-def _head(before: Item | None) -> str | None:
-    head = (before or {}).get("lastChange")
+def _head(kind: str, record_id: str, before: Item | None) -> str | None:
+    """The newest change of the record `before` was (a renamed tag's old name heads another
+    record's chain: the new name's starts afresh, as an account import links it)."""
+    if before is None or (kind == "tag" and before.get("name") != record_id):
+        return None
+    head = before.get("lastChange")
     return head if isinstance(head, str) and head else None
 
 
