@@ -16,7 +16,15 @@ import pytest
 from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.application.invocation import invoke_sync
 from mesq.history.actor_index import is_indexed, marker_key
-from mesq.history.records import change_item, change_put, new_change_id
+from mesq.history.records import (
+    actor_index_keys,
+    change_item,
+    change_put,
+    new_change_id,
+    record_partition,
+    run_partition,
+    session_index_keys,
+)
 from mesq.kernel.context import Principal
 from mesq.kernel.ports.storage import Item, ItemStore, Key, QueryPage
 from mesq.kernel.spec import load_spec
@@ -75,9 +83,19 @@ def _caller(items: CountingStore, credential: str) -> Any:
     return call
 
 
+def legacy_index_keys(user_id: str, change: Item) -> dict[str, str]:
+    """The index keys a change record carried before records had none (history/records.py)."""
+    return {
+        "gsi1pk": run_partition(user_id, change["runId"]), "gsi1sk": change["id"],
+        "gsi2pk": record_partition(user_id, change["record"]["id"]), "gsi2sk": change["id"],
+        **actor_index_keys(user_id, change), **session_index_keys(user_id, change),
+    }  # fmt: skip
+
+
 def _old_changes(items: ItemStore, actor: str, count: int, *, indexed: bool = True, user: str = USER) -> None:
     """`count` change records of memo edits by `actor` over the last day, written as the writes
-    write them (`indexed=False`: as a version before the by-actor index wrote them)."""
+    before index-free change records wrote them, with their index keys (`indexed=False`: as a
+    version before the by-actor index wrote them)."""
     start = datetime.now(UTC) - timedelta(days=1)
     puts = []
     for number in range(count):
@@ -89,6 +107,7 @@ def _old_changes(items: ItemStore, actor: str, count: int, *, indexed: bool = Tr
             kind="memo", record_id=f"m{number}", before={"content": "a", "revision": 1},
             after={"content": "b", "revision": 2}, expires=int((moment + timedelta(days=90)).timestamp()),
         )  # fmt: skip
+        item.update(legacy_index_keys(user, item))
         if not indexed:
             item = {name: value for name, value in item.items() if name not in ("gsi3pk", "gsi3sk")}
         puts.append(change_put(item))

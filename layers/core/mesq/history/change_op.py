@@ -32,15 +32,20 @@ def change_op(
     *,
     stored: Item | None = None,
     room: int = 0,
+    head: str | None = None,
 ) -> list[WriteOp]:
     """The change record of one record's change; under an undo, for the record being reverted,
     also the mark on the change it reverts (`undoneBy`), in the same transaction.
 
     `stored`: the record item the write puts; it gets the record's kept history size
     (`historyBytes`) and the head of its chain (`lastChange`: this change, whose `prior` is the
-    one the item named before, records.py), and when the size would pass HISTORY_CAP, up to
-    `room` of the record's oldest change records are deleted in the same transaction (the
-    change then says `olderDropped`)."""
+    record's change before it: made earlier in this call, else the one its item named, records.py),
+    and when the size would pass HISTORY_CAP, up to `room` of the record's oldest change records
+    are deleted in the same transaction (the change then says `olderDropped`). A change without
+    `stored` (a removal) still heads the item this call put for the same record: an inbox item
+    moved to the board is a task created and an inbox item removed, one chain. `head`: the
+    record's newest change when `before` is not the item that names it (that inbox item, for the
+    task's creation)."""
     now = utc_now()
     names = {record_id, str((before or {}).get("name"))} if kind == "tag" else {record_id}
     undoes = call.undoes[0] if call.undoes is not None and call.undoes[1] in names else None
@@ -59,7 +64,7 @@ def change_op(
         expires=epoch(now + timedelta(days=call.services.deployment.history_days)),
         undoes=undoes,
         members=members,
-        prior=_head(kind, record_id, before) if stored is not None else None,
+        prior=call.recorded.newest_of(record_id) or _head(kind, record_id, before) or head,
     )
     ops: list[WriteOp] = []
     if stored is not None:
@@ -70,7 +75,10 @@ def change_op(
                 item["olderDropped"] = True
                 ops += drops
         stored["historyBytes"] = total
-        stored["lastChange"] = item["id"]
+        call.recorded.heads[record_id] = stored
+    head = call.recorded.heads.get(record_id)
+    if head is not None:  # the record's item put by this write (or, removed under one kind, by its new one)
+        head["lastChange"] = item["id"]
     ops.insert(0, change_put(item))
     call.recorded.stage(item)  # kept when the write's transaction commits (kernel/recorded.py)
     if undoes is not None:

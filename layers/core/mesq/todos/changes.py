@@ -65,13 +65,28 @@ def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[W
     written, members = _carried(everything, undoing=call.undoes is not None)
     if len(ops) + len(written) + _RESERVED <= MAX_TRANSACTION_OPS:
         changes: list[WriteOp] = []
+        heads = _heads(written)
         for index, (kind, ident, before, after, stored) in enumerate(written):
             room = MAX_TRANSACTION_OPS - _RESERVED - len(ops) - len(changes) - (len(written) - index)
             packed = members.get(ident)
-            changes += change_op(call, kind, ident, before, after, packed, stored=stored, room=max(0, room))
+            changes += change_op(
+                call, kind, ident, before, after, packed, stored=stored, room=max(0, room), head=heads.get(ident)
+            )
         return changes
     (kind, ident, before, after, stored), *rest = everything
     return change_op(call, kind, ident, before, after, [member(*entry[:4]) for entry in rest], stored=stored)
+
+
+def _heads(written: list[Written]) -> dict[str, str]:
+    """The newest change each record's items named before this write, by record id: a record
+    written under two kinds at once (an inbox item moved to the board: removed as an inbox item,
+    created as a task) goes on with one chain (history/change_op.py)."""
+    heads: dict[str, str] = {}
+    for kind, ident, before, _after, _stored in written:
+        named = (before or {}).get("lastChange")
+        if isinstance(named, str) and (kind != "tag" or (before or {}).get("name") == ident):
+            heads[ident] = max(heads.get(ident, ""), named)
+    return heads
 
 
 def _carried(written: list[Written], *, undoing: bool = False) -> tuple[list[Written], dict[str, list[Item]]]:
