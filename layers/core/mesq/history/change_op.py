@@ -76,9 +76,9 @@ def change_op(
                 ops += drops
         stored["historyBytes"] = total
         call.recorded.heads[record_id] = stored
-    head = call.recorded.heads.get(record_id)
-    if head is not None:  # the record's item put by this write (or, removed under one kind, by its new one)
-        head["lastChange"] = item["id"]
+    held = call.recorded.heads.get(record_id)
+    if held is not None:  # the record's item put by this write (or, removed under one kind, by its new one)
+        held["lastChange"] = item["id"]
     ops.insert(0, change_put(item))
     call.recorded.stage(item)  # kept when the write's transaction commits (kernel/recorded.py)
     if undoes is not None:
