@@ -39,13 +39,11 @@ def change_op(
 
     `stored`: the record item the write puts; it gets the record's kept history size
     (`historyBytes`) and the head of its chain (`lastChange`: this change, whose `prior` is the
-    record's change before it: made earlier in this call, else the one its item named, records.py),
+    record's newest change before it: the one its item named, one this call committed, or `head`),
     and when the size would pass HISTORY_CAP, up to `room` of the record's oldest change records
-    are deleted in the same transaction (the change then says `olderDropped`). A change without
-    `stored` (a removal) still heads the item this call put for the same record: an inbox item
-    moved to the board is a task created and an inbox item removed, one chain. `head`: the
-    record's newest change when `before` is not the item that names it (that inbox item, for the
-    task's creation)."""
+    are deleted in the same transaction (the change then says `olderDropped`). `head`: the
+    record's newest change when `before` is not the item that names it (a write that ends a
+    record under one kind and starts it under another, todos/changes.py)."""
     now = utc_now()
     names = {record_id, str((before or {}).get("name"))} if kind == "tag" else {record_id}
     undoes = call.undoes[0] if call.undoes is not None and call.undoes[1] in names else None
@@ -64,7 +62,7 @@ def change_op(
         expires=epoch(now + timedelta(days=call.services.deployment.history_days)),
         undoes=undoes,
         members=members,
-        prior=call.recorded.newest_of(record_id) or _head(kind, record_id, before) or head,
+        prior=_newest(call.recorded.newest_of(record_id), _head(kind, record_id, before), head),
     )
     ops: list[WriteOp] = []
     if stored is not None:
@@ -75,16 +73,17 @@ def change_op(
                 item["olderDropped"] = True
                 ops += drops
         stored["historyBytes"] = total
-        call.recorded.heads[record_id] = stored
-    held = call.recorded.heads.get(record_id)
-    if held is not None:  # the record's item put by this write (or, removed under one kind, by its new one)
-        held["lastChange"] = item["id"]
+        stored["lastChange"] = item["id"]
     ops.insert(0, change_put(item))
     call.recorded.stage(item)  # kept when the write's transaction commits (kernel/recorded.py)
     if undoes is not None:
         mark = {"undoneBy": item["id"]}
         ops.append(Update(key=change_key(call.principal.user_id, undoes), set=mark, condition=Condition(exists=True)))
     return ops
+
+
+def _newest(*candidates: str | None) -> str | None:
+    return max((ident for ident in candidates if ident), default=None)
 
 
 def _head(kind: str, record_id: str, before: Item | None) -> str | None:

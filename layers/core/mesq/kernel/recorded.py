@@ -31,9 +31,6 @@ class Recorded:
     run_id: str | None = None
     session_id: str | None = None
     _after_commit: list[Callable[[], None]] = field(default_factory=list, repr=False)
-    #: The record items this call's writes put, by record id: a later change of the same record
-    #: in the same transaction names itself their newest (history/change_op.py).
-    heads: dict[str, Item] = field(default_factory=dict, repr=False)
 
     def stage(self, change: Item) -> None:
         """A change record about to go into a transaction (by identity: its Put holds this dict)."""
@@ -56,11 +53,9 @@ class Recorded:
                 action()
 
     def newest_of(self, record_id: str) -> str | None:
-        """The id of the newest change record this call made or is making of `record_id` (a
-        record's chain of changes goes on where one write ends it under one kind and starts it
-        under another: an inbox item moved to the board)."""
-        made = (*self.changes, *self._staged.values())
-        return max((str(change["id"]) for change in made if change["record"]["id"] == record_id), default=None)
+        """The id of the newest change record of `record_id` this call committed (never one only
+        staged: a transaction that failed holds none)."""
+        return max((str(change["id"]) for change in self.changes if change["record"]["id"] == record_id), default=None)
 
     @property
     def change_ids(self) -> list[str]:

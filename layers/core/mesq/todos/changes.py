@@ -66,21 +66,36 @@ def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[W
     if len(ops) + len(written) + _RESERVED <= MAX_TRANSACTION_OPS:
         changes: list[WriteOp] = []
         heads = _heads(written)
+        items: dict[str, list[Item]] = {}
         for index, (kind, ident, before, after, stored) in enumerate(written):
             room = MAX_TRANSACTION_OPS - _RESERVED - len(ops) - len(changes) - (len(written) - index)
             packed = members.get(ident)
-            changes += change_op(
+            made = change_op(
                 call, kind, ident, before, after, packed, stored=stored, room=max(0, room), head=heads.get(ident)
             )
+            changes += made
+            heads[ident] = _change_id(made)
+            items.setdefault(ident, []).extend([stored] if stored is not None else [])
+        for ident, stored_items in items.items():  # each record's item names its newest change
+            for stored in stored_items:
+                stored["lastChange"] = heads[ident]
         return changes
     (kind, ident, before, after, stored), *rest = everything
     return change_op(call, kind, ident, before, after, [member(*entry[:4]) for entry in rest], stored=stored)
 
 
+def _change_id(made: list[WriteOp]) -> str:
+    """The id of the change record `change_op` put first among its ops."""
+    first = made[0]
+    assert isinstance(first, Put)
+    return str(first.item["id"])
+
+
 def _heads(written: list[Written]) -> dict[str, str]:
     """The newest change each record's items named before this write, by record id: a record
     written under two kinds at once (an inbox item moved to the board: removed as an inbox item,
-    created as a task) goes on with one chain (history/change_op.py)."""
+    created as a task) goes on with one chain, each of its changes in this write linked to the
+    one before (history/change_op.py)."""
     heads: dict[str, str] = {}
     for kind, ident, before, _after, _stored in written:
         named = (before or {}).get("lastChange")
