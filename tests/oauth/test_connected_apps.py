@@ -64,12 +64,12 @@ def _sdk_connects(base_url: str, browser: Browser) -> str:
     return storage.tokens.access_token
 
 
-def _raw_connects(base_url: str, browser: Browser, name: str, redirect_uri: str) -> str:
+def _raw_connects(base_url: str, browser: Browser, name: str, redirect_uri: str, scope: str = "memo:read") -> str:
     """Raw HTTP: register `name` returning to `redirect_uri`, authorize, approve, exchange."""
     registered = httpx.post(f"{base_url}/oauth/register", json={"client_name": name, "redirect_uris": [redirect_uri]})
     assert registered.status_code == 201, registered.text
     client_id, pkce = registered.json()["client_id"], Pkce.new()
-    params = authorize_params(client_id, pkce, redirect_uri=redirect_uri, scope="memo:read", resource=f"{base_url}/mcp")
+    params = authorize_params(client_id, pkce, redirect_uri=redirect_uri, scope=scope, resource=f"{base_url}/mcp")
     authorized = browser.http.get("/oauth/authorize", params=params)
     assert authorized.status_code == 302, authorized.text
     code = query_of(browser.decide(authorized.headers["location"], True))["code"]
@@ -225,3 +225,63 @@ def test_the_settings_page_in_chromium(server, tmp_path, locale, many, returns):
         expect(page.locator("tr[data-grant-id]")).to_have_count(1)
     assert [_mcp_status(base, token) for token in tokens] == [401, 401, 401]
     assert _mcp_status(base, namesake) == 200
+
+
+def _memo_through(base_url: str, token: str, content: str) -> None:
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        called = Mcp(client=http, token=token).result(  # type: ignore[arg-type]
+            "tools/call", {"name": "create_memo", "arguments": {"content": content}}
+        )
+    assert not called.get("isError"), called
+
+
+def _fits(page, width: int) -> None:  # type: ignore[no-untyped-def]
+    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll_width <= inner_width, f"{width}px scrolls sideways: {scroll_width} > {inner_width}"
+
+
+def _sign_in(page, base: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(base + "/login")
+    page.fill("input[name=username]", "bob")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+
+
+@pytest.mark.parametrize(("locale", "by"), [("zh-CN", "由 Claude 助手"), ("en-US", "by Claude 助手")])
+def test_a_rows_activity_is_every_connections_in_chromium(server, tmp_path, locale, by):
+    """The app wrote on one device, reconnected (a new registration, a second connection) and wrote
+    there, then wrote on the first device again: the row's last session is the first device's
+    newest one (not the session of the connection used last), and its activity link shows what
+    both connections did, by the app's name, on a phone and a desktop."""
+    base = server.base_url
+    bob = Browser(base, "bob", PASSWORD)
+    try:
+        scope = "memo:read memo:write"
+        first = _raw_connects(base, bob, "Claude 助手", CLAUDE_CALLBACK, scope)
+        _memo_through(base, first, "第一台设备写的 first device")
+        second = _raw_connects(base, bob, "Claude 助手", CLAUDE_CALLBACK, scope)
+        _memo_through(base, second, "重新连接后写的 after reconnecting")
+        _memo_through(base, first, "旧连接又写的 first device again")  # within a minute: its last use stays
+    finally:
+        bob.close()
+    with chromium_page(locale=locale) as page:
+        _sign_in(page, base)
+        for width, height in ((390, 844), (1280, 800)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(base + "/settings/apps")
+            row = page.locator("tr[data-grant-id]")
+            expect(row).to_have_count(1)
+            expect(row.locator(".connections")).to_contain_text("2")
+            _fits(page, width)
+            page.screenshot(path=str(tmp_path / f"apps-{locale}-{width}.png"), full_page=True)
+            row.locator(".last-activity a").first.click()
+            expect(page.locator("main")).to_contain_text("first device again")
+            expect(page.locator("main")).not_to_contain_text("after reconnecting")
+            page.goto(base + "/settings/apps")
+            page.locator("tr[data-grant-id] a.all-changes").click()
+            main = page.locator("main")
+            expect(page.locator(".activity-filter")).to_contain_text(by)
+            for content in ("first device again", "after reconnecting", "第一台设备写的 first device"):
+                expect(main).to_contain_text(content)
+            _fits(page, width)
+            page.screenshot(path=str(tmp_path / f"app-activity-{locale}-{width}.png"), full_page=True)

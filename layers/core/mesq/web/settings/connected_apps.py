@@ -5,7 +5,7 @@ revokes every access and refresh token of its grants."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from starlette.responses import Response
 from starlette.routing import Route
@@ -13,11 +13,16 @@ from starlette.routing import Route
 from ...auth.oauth.connected_apps import disconnect_app, get_app, list_apps
 from ...history.reads import recent_changes
 from ...kernel.concurrency import run_sync
-from ..activity.pages import last_session_views
+from ..activity.pages import MAX_ACTORS, last_session_views
 from ..kit.framework import Page, Web, endpoint
 from ..kit.scope_words import app_name, connection_words, describe
 
 PAGE = "/settings/apps"
+
+
+def activity_url(grant_ids: list[str]) -> str:
+    """/activity showing every change of an app's connections (one `actor` per grant)."""
+    return "/activity?" + urlencode([("actor", f"oauth:{grant_id}") for grant_id in grant_ids[:MAX_ACTORS]])
 
 
 async def apps_page(page: Page) -> Response:
@@ -30,10 +35,11 @@ async def apps_page(page: Page) -> Response:
             "scopeWords": [describe(scope, page.translator) for scope in grant["scopes"]],
             "connectionWords": connection_words(grant["resource"], page.translator),
             "connectionPath": urlsplit(grant["resource"]).path,
-            "actor": f"oauth:{grant['id']}",
-            "lastSession": next(
+            "activityUrl": activity_url(grant["grantIds"]),
+            "lastSession": max(
                 (sessions[f"oauth:{grant_id}"] for grant_id in grant["grantIds"] if f"oauth:{grant_id}" in sessions),
-                None,
+                key=lambda session: str(session["newest"]),
+                default=None,
             ),
         }
         for grant in grants
