@@ -21,13 +21,14 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from playwright.sync_api import expect
 
-from mesq.auth.oauth.connected_apps import disconnect_app, list_apps
+from mesq.auth.oauth.connected_apps import NotDisconnected, disconnect_app, list_apps
+from mesq.auth.oauth.grants import authenticate_access_token
 from mesq.kernel.errors import NotFound
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.mcp.conftest import Mcp
 from tests.oauth.browser import Browser, hidden_fields
 from tests.oauth.conftest import INSTANCE, Flow
-from tests.oauth.helpers import Pkce, authorize_params, query_of
+from tests.oauth.helpers import Pkce, RefreshingMeanwhile, authorize_params, query_of
 from tests.oauth.test_grants import any_store_flow  # noqa: F401
 from tests.oauth.test_official_client import MemoryStorage, _provider
 from tests.web.chromium import chromium_page
@@ -285,3 +286,71 @@ def test_a_rows_activity_is_every_connections_in_chromium(server, tmp_path, loca
                 expect(main).to_contain_text(content)
             _fits(page, width)
             page.screenshot(path=str(tmp_path / f"app-activity-{locale}-{width}.png"), full_page=True)
+
+
+def _grant_of(flow: Flow, access_token: str) -> str:
+    return authenticate_access_token(flow.services.items, access_token, lambda _resource: True).credential_id[6:]
+
+
+def _connections(flow: Flow, count: int) -> tuple[str, dict[str, dict[str, str]]]:
+    """`count` connections of one app (its client authorizing again with the same scopes); the
+    row's id and each grant's token response by grant id, in the order the disconnect ends them."""
+    answers = [flow.tokens(scope="memo:read") for _ in range(count)]
+    by_grant = {_grant_of(flow, answer["access_token"]): answer for answer in answers}
+    (app,) = list_apps(flow.services.items, flow.user_id)
+    assert app["connections"] == count
+    return app["id"], {grant_id: by_grant[grant_id] for grant_id in app["grantIds"]}
+
+
+def _statuses(flow: Flow, tokens: list[dict[str, str]]) -> list[int]:
+    return [Mcp(flow.client, answer["access_token"]).post("tools/list").status_code for answer in tokens]
+
+
+def test_a_disconnect_that_meets_a_refresh_ends_all_or_none(any_store_flow: Flow):  # noqa: F811
+    """Two connections of one app; the one ended last refreshes its tokens before every write of
+    the disconnect (a client rotating while the person clicks). The grants were ended one by one:
+    the first went, the second kept changing, and the page answered an internal error with half
+    the app signed out. Now they end in one transaction: it is read and tried again, and when the
+    refreshes never stop nothing is ended and the error says so (a refresh that happens once is
+    absorbed: both end)."""
+    flow = any_store_flow
+    row, tokens = _connections(flow, 2)
+    first, last = tokens.values()
+    busy = RefreshingMeanwhile(flow.services.items, last, flow.client_id, INSTANCE, times=None)
+    with pytest.raises(Exception) as raised:
+        disconnect_app(busy, flow.user_id, row)  # type: ignore[arg-type]
+    assert _statuses(flow, [first, busy.tokens]) == [200, 200], "half the app was disconnected"
+    assert isinstance(raised.value, NotDisconnected), raised.value
+    assert raised.value.ended == 0 and raised.value.still == 2
+    assert "none of its connections was ended" in raised.value.message and "'Store Agent'" in raised.value.message
+    assert [app["connections"] for app in list_apps(flow.services.items, flow.user_id)] == [2]
+
+    once = RefreshingMeanwhile(flow.services.items, busy.tokens, flow.client_id, INSTANCE, times=1)
+    disconnect_app(once, flow.user_id, row)  # type: ignore[arg-type]
+    assert _statuses(flow, [first, once.tokens]) == [401, 401]
+    assert list_apps(flow.services.items, flow.user_id) == []
+
+
+def test_an_app_past_one_transaction_says_what_is_still_connected(
+    any_store_flow: Flow,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """More connections than one transaction ends (here one a part, so three parts): the parts
+    before the one that keeps failing stay ended (their tokens are gone for good), and the error
+    counts what ended and what is still connected; revoking again ends the rest."""
+    from mesq.auth.oauth import connected_apps
+
+    monkeypatch.setattr(connected_apps, "GRANTS_PER_TRANSACTION", 1)
+    flow = any_store_flow
+    row, tokens = _connections(flow, 3)
+    *earlier, last = tokens.values()
+    busy = RefreshingMeanwhile(flow.services.items, last, flow.client_id, INSTANCE, times=None)
+    with pytest.raises(NotDisconnected) as raised:
+        disconnect_app(busy, flow.user_id, row)  # type: ignore[arg-type]
+    assert (raised.value.ended, raised.value.still) == (2, 1)
+    assert "only partly disconnected: 2 of its connections ended and 1 are still connected" in raised.value.message
+    assert _statuses(flow, [*earlier, busy.tokens]) == [401, 401, 200]
+    (left,) = list_apps(flow.services.items, flow.user_id)
+    assert left["connections"] == 1
+    disconnect_app(flow.services.items, flow.user_id, left["id"])
+    assert _statuses(flow, [busy.tokens]) == [401]

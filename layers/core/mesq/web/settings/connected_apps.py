@@ -1,7 +1,8 @@
 """Settings -> Connected apps (已连接应用): the OAuth grants of the signed-in user, one row per app
 (grants of the same name, redirect URI and connection URL: a host that registered again after
 losing its client, or another device; `auth/oauth/connected_apps.py`); disconnecting a row
-revokes every access and refresh token of its grants."""
+revokes every access and refresh token of its grants, all or none: when they cannot all be ended,
+the list says so, with the row of what is still connected to revoke again."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from urllib.parse import urlencode, urlsplit
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...auth.oauth.connected_apps import disconnect_app, get_app, list_apps
+from ...auth.oauth.connected_apps import NotDisconnected, disconnect_app, get_app, list_apps
 from ...history.reads import recent_changes
 from ...kernel.concurrency import run_sync
 from ..activity.pages import MAX_ACTORS, last_session_views
@@ -62,7 +63,10 @@ async def confirm_revoke(page: Page) -> Response:
 
 async def revoke_submit(page: Page) -> Response:
     items, user_id, grant_id = page.web.services.items, page.user.user_id, page.request.path_params["grant_id"]
-    grant = await run_sync(disconnect_app, items, user_id, grant_id)
+    try:
+        grant = await run_sync(disconnect_app, items, user_id, grant_id)
+    except NotDisconnected as error:  # back to the list, where what is still connected is its row
+        return page.redirect_with_flash(PAGE, page.error_text(error))
     return page.redirect_with_flash(
         PAGE,
         page.gettext("“%(name)s” disconnected: its access ended.", name=app_name(grant["clientName"], page.translator)),
