@@ -836,7 +836,7 @@ def test_the_views_speak_the_accounts_language_not_the_hosts(live: tuple[LiveSer
 
 FOOTNOTED = (
     "读书笔记[^1]，又见[^1]，还有[^无]。\n- 要点[^b]\n\n"
-    "[^1]:出自《三体》第三章 " + XSS + "\n[^b]: 第二条\n[^c]: 没人引用"
+    "[^1]:出自《三体》第三章 " + XSS + "\n[^b]: 第二条\n续行\n[^c]: 没人引用"
 )
 
 
@@ -863,7 +863,7 @@ def test_the_memo_view_draws_footnotes_as_the_memo_page_does(host: Host, axe_sou
         notes = content.locator("section.footnotes ol > li")
         assert notes.count() == 3
         assert notes.nth(0).inner_text().startswith("出自《三体》第三章 " + XSS), notes.nth(0).inner_text()
-        assert notes.nth(1).inner_text().startswith("第二条") and notes.nth(2).inner_text() == "没人引用"
+        assert notes.nth(1).inner_text().startswith("第二条\n续行") and notes.nth(2).inner_text() == "没人引用"
         backs = notes.nth(0).locator("a.footnote-back")
         assert backs.count() == 2 and backs.first.get_attribute("aria-label") == back
         assert notes.nth(2).locator("a.footnote-back").count() == 0

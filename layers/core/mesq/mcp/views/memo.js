@@ -10,7 +10,7 @@
      note, which links back to each; numbered as first referenced, a note no reference names last,
      with no link back. A label with no note stays as typed, and in a ``` fence nothing is a footnote. */
   var DEF = /^ {0,3}\[\^([^\]\s]{1,100})\]:[ \t]*(.*)$/, REF = /\[\^([^\]\s]{1,100})\]/g;
-  var FENCE = /^ {0,3}(```|~~~)/, BLOCK = /^\s*(#{1,6}\s|[-*]\s|>|```|~~~)/;
+  var FENCE = /^ {0,3}(```|~~~)/, BLOCK = /^\s*(#{1,6}\s|[-*+]\s|1[.)]\s|>|```|~~~)/;
   function footnotes(text) {
     var notes = { byLabel: {}, defined: [], shown: [], lines: [] }, open = null, gap = false, fenced = false;
     String(text || "").split("\n").forEach(function (line) {
