@@ -172,3 +172,18 @@ def test_find_in_the_clipped_end_of_one_long_paragraph_unfolds_the_memo(server: 
         )
         assert end[0] >= 0 and end[1] <= end[2], end
         assert PROBLEMS[page] == [], PROBLEMS[page]
+
+
+def test_without_script_a_long_memo_reads_whole(server: LiveServer) -> None:
+    """The fold and its hidden part are the script's: without it the memo shows whole, with no
+    button and nothing hidden, in the page as served."""
+    long, _short = _memos(server)
+    with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, java_script_enabled=False) as page:
+        sign_in_page(page, server.base_url, USER)
+        card = page.locator(f"#memo-{long['id']}")
+        expect(card.locator("p", has_text="第39段")).to_be_visible()
+        expect(card.locator(".footnotes li")).to_be_visible()
+        expect(card.locator("button.memo-fold")).to_be_hidden()
+        assert card.locator(".memo-body [hidden]").count() == 0
+        shown, whole = _height(card.locator(".memo-body"))
+        assert shown == whole, (shown, whole)
