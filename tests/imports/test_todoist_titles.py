@@ -1,4 +1,4 @@
-"""Todoist lets a task's name hold Markdown (`**bold**`, `*italic*`, `[text](https://…)`,
+"""Todoist lets a task's name hold Markdown (`**bold**`, `*italic*`, `~~struck~~`, `[text](https://…)`,
 `` `code` ``) and its CSV keeps the marks. A MeSQ title is plain text (the board, the Reminders
 app over CalDAV, a reminder's words): the import keeps the words without the marks, and a link's
 address goes to the task's notes (Markdown there), so nothing is lost."""
@@ -48,7 +48,7 @@ def test_a_task_name_keeps_its_words_without_the_marks_and_a_links_address_in_th
             "加粗 和 斜体：《三体》很好看",
             "https://example.com/only",
             "看 https://example.com/a_b_c 和 https://example.com/x",
-            "2*3 = 6, snake_case_name, ~~旧的~~, *星号*",
+            "2*3 = 6, snake_case_name, 旧的, *星号*",  # Todoist draws ~~旧的~~ struck through
             "子任务的父",
             "子任务 说明",
         ]
@@ -75,3 +75,27 @@ def test_an_inline_footnote_in_a_task_name_keeps_its_words(services: Services, t
     import_file(services, user["id"], "todoist", path, options=ImportOptions(language="zh"))
     titles = [task["title"] for task in load_state(services.items, user["id"]).every_task()]
     assert titles == ["买牛奶 ^[两升] 和面包[^1]"], titles
+
+
+def test_a_struck_through_task_name_keeps_its_words_without_the_tildes(services: Services, tmp_path: Path) -> None:
+    """Todoist draws `~~…~~` in a name as struck-through words, like `**` as bold: the title keeps
+    the words. A single tilde (a range, 3~5天), an unclosed pair (a playful 好的~~) and escaped
+    tildes stay as typed."""
+    path = todoist_csv(
+        tmp_path / "删除线 [2203306144].csv",
+        [
+            _task("~~旧方案~~ 新方案"),
+            _task("订~~周五~~周六的票 @出行"),
+            _task("**~~作废~~** 草稿"),
+            _task("跑步 3~5 公里"),
+            _task("好的~~"),
+            _task("\\~\\~原样\\~\\~"),
+        ],
+    )
+    user = create_user(services.items, "wang", "correct horse battery")
+    import_file(services, user["id"], "todoist", path, options=ImportOptions(language="zh"))
+    tasks = {task["title"]: task for task in load_state(services.items, user["id"]).every_task()}
+    assert sorted(tasks) == sorted(
+        ["旧方案 新方案", "订周五周六的票", "作废 草稿", "跑步 3~5 公里", "好的~~", "~~原样~~"]
+    )
+    assert tasks["订周五周六的票"]["tags"] == ["出行"]

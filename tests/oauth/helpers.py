@@ -6,6 +6,7 @@ import base64
 import hashlib
 import secrets
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qs, quote_plus, urlsplit
 
 REDIRECT_URI = "http://127.0.0.1:8765/callback"
@@ -45,3 +46,26 @@ def authorize_params(client_id: str, pkce: Pkce, **overrides: str | None) -> dic
         **overrides,
     }
     return {name: value for name, value in params.items() if value is not None}
+
+
+class RefreshingMeanwhile:
+    """A real store whose next `times` transactions (None: every one) each find one connection
+    refreshed just before them, through the real refresh on the same store: the client of a
+    connection rotating its tokens while the person disconnects its app. Everything else is the
+    store itself. `tokens` is the connection's latest token response (access and refresh)."""
+
+    def __init__(self, items: Any, tokens: dict[str, str], client_id: str, instance: str, times: int | None) -> None:
+        self.items, self.tokens, self.client_id, self.instance, self.times = items, tokens, client_id, instance, times
+
+    def transact(self, ops: Any) -> None:
+        from mesq.auth.oauth.grants import refresh
+
+        if self.times is None or self.times > 0:
+            self.times = None if self.times is None else self.times - 1
+            issued = refresh(self.items, refresh_token=self.tokens["refresh_token"], client_id=self.client_id,
+                             scope=None, resource=None, instance=self.instance)  # fmt: skip
+            self.tokens = {"access_token": issued.access_token, "refresh_token": issued.refresh_token}
+        self.items.transact(ops)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.items, name)

@@ -21,13 +21,14 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from playwright.sync_api import expect
 
-from mesq.auth.oauth.connected_apps import disconnect_app, list_apps
+from mesq.auth.oauth.connected_apps import NotDisconnected, disconnect_app, list_apps
+from mesq.auth.oauth.grants import authenticate_access_token
 from mesq.kernel.errors import NotFound
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.mcp.conftest import Mcp
 from tests.oauth.browser import Browser, hidden_fields
 from tests.oauth.conftest import INSTANCE, Flow
-from tests.oauth.helpers import Pkce, authorize_params, query_of
+from tests.oauth.helpers import Pkce, RefreshingMeanwhile, authorize_params, query_of
 from tests.oauth.test_grants import any_store_flow  # noqa: F401
 from tests.oauth.test_official_client import MemoryStorage, _provider
 from tests.web.chromium import chromium_page
@@ -64,12 +65,12 @@ def _sdk_connects(base_url: str, browser: Browser) -> str:
     return storage.tokens.access_token
 
 
-def _raw_connects(base_url: str, browser: Browser, name: str, redirect_uri: str) -> str:
+def _raw_connects(base_url: str, browser: Browser, name: str, redirect_uri: str, scope: str = "memo:read") -> str:
     """Raw HTTP: register `name` returning to `redirect_uri`, authorize, approve, exchange."""
     registered = httpx.post(f"{base_url}/oauth/register", json={"client_name": name, "redirect_uris": [redirect_uri]})
     assert registered.status_code == 201, registered.text
     client_id, pkce = registered.json()["client_id"], Pkce.new()
-    params = authorize_params(client_id, pkce, redirect_uri=redirect_uri, scope="memo:read", resource=f"{base_url}/mcp")
+    params = authorize_params(client_id, pkce, redirect_uri=redirect_uri, scope=scope, resource=f"{base_url}/mcp")
     authorized = browser.http.get("/oauth/authorize", params=params)
     assert authorized.status_code == 302, authorized.text
     code = query_of(browser.decide(authorized.headers["location"], True))["code"]
@@ -225,3 +226,131 @@ def test_the_settings_page_in_chromium(server, tmp_path, locale, many, returns):
         expect(page.locator("tr[data-grant-id]")).to_have_count(1)
     assert [_mcp_status(base, token) for token in tokens] == [401, 401, 401]
     assert _mcp_status(base, namesake) == 200
+
+
+def _memo_through(base_url: str, token: str, content: str) -> None:
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        called = Mcp(client=http, token=token).result(  # type: ignore[arg-type]
+            "tools/call", {"name": "create_memo", "arguments": {"content": content}}
+        )
+    assert not called.get("isError"), called
+
+
+def _fits(page, width: int) -> None:  # type: ignore[no-untyped-def]
+    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll_width <= inner_width, f"{width}px scrolls sideways: {scroll_width} > {inner_width}"
+
+
+def _sign_in(page, base: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(base + "/login")
+    page.fill("input[name=username]", "bob")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+
+
+@pytest.mark.parametrize(("locale", "by"), [("zh-CN", "由 Claude 助手"), ("en-US", "by Claude 助手")])
+def test_a_rows_activity_is_every_connections_in_chromium(server, tmp_path, locale, by):
+    """The app wrote on one device, reconnected (a new registration, a second connection) and wrote
+    there, then wrote on the first device again: the row's last session is the first device's
+    newest one (not the session of the connection used last), and its activity link shows what
+    both connections did, by the app's name, on a phone and a desktop."""
+    base = server.base_url
+    bob = Browser(base, "bob", PASSWORD)
+    try:
+        scope = "memo:read memo:write"
+        first = _raw_connects(base, bob, "Claude 助手", CLAUDE_CALLBACK, scope)
+        _memo_through(base, first, "第一台设备写的 first device")
+        second = _raw_connects(base, bob, "Claude 助手", CLAUDE_CALLBACK, scope)
+        _memo_through(base, second, "重新连接后写的 after reconnecting")
+        _memo_through(base, first, "旧连接又写的 first device again")  # within a minute: its last use stays
+    finally:
+        bob.close()
+    with chromium_page(locale=locale) as page:
+        _sign_in(page, base)
+        for width, height in ((390, 844), (1280, 800)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(base + "/settings/apps")
+            row = page.locator("tr[data-grant-id]")
+            expect(row).to_have_count(1)
+            expect(row.locator(".connections")).to_contain_text("2")
+            _fits(page, width)
+            page.screenshot(path=str(tmp_path / f"apps-{locale}-{width}.png"), full_page=True)
+            row.locator(".last-activity a").first.click()
+            expect(page.locator("main")).to_contain_text("first device again")
+            expect(page.locator("main")).not_to_contain_text("after reconnecting")
+            page.goto(base + "/settings/apps")
+            page.locator("tr[data-grant-id] a.all-changes").click()
+            main = page.locator("main")
+            expect(page.locator(".activity-filter")).to_contain_text(by)
+            for content in ("first device again", "after reconnecting", "第一台设备写的 first device"):
+                expect(main).to_contain_text(content)
+            _fits(page, width)
+            page.screenshot(path=str(tmp_path / f"app-activity-{locale}-{width}.png"), full_page=True)
+
+
+def _grant_of(flow: Flow, access_token: str) -> str:
+    return authenticate_access_token(flow.services.items, access_token, lambda _resource: True).credential_id[6:]
+
+
+def _connections(flow: Flow, count: int) -> tuple[str, dict[str, dict[str, str]]]:
+    """`count` connections of one app (its client authorizing again with the same scopes); the
+    row's id and each grant's token response by grant id, in the order the disconnect ends them."""
+    answers = [flow.tokens(scope="memo:read") for _ in range(count)]
+    by_grant = {_grant_of(flow, answer["access_token"]): answer for answer in answers}
+    (app,) = list_apps(flow.services.items, flow.user_id)
+    assert app["connections"] == count
+    return app["id"], {grant_id: by_grant[grant_id] for grant_id in app["grantIds"]}
+
+
+def _statuses(flow: Flow, tokens: list[dict[str, str]]) -> list[int]:
+    return [Mcp(flow.client, answer["access_token"]).post("tools/list").status_code for answer in tokens]
+
+
+def test_a_disconnect_that_meets_a_refresh_ends_all_or_none(any_store_flow: Flow):  # noqa: F811
+    """Two connections of one app; the one ended last refreshes its tokens before every write of
+    the disconnect (a client rotating while the person clicks). The grants were ended one by one:
+    the first went, the second kept changing, and the page answered an internal error with half
+    the app signed out. Now they end in one transaction: it is read and tried again, and when the
+    refreshes never stop nothing is ended and the error says so (a refresh that happens once is
+    absorbed: both end)."""
+    flow = any_store_flow
+    row, tokens = _connections(flow, 2)
+    first, last = tokens.values()
+    busy = RefreshingMeanwhile(flow.services.items, last, flow.client_id, INSTANCE, times=None)
+    with pytest.raises(Exception) as raised:
+        disconnect_app(busy, flow.user_id, row)  # type: ignore[arg-type]
+    assert _statuses(flow, [first, busy.tokens]) == [200, 200], "half the app was disconnected"
+    assert isinstance(raised.value, NotDisconnected), raised.value
+    assert raised.value.ended == 0 and raised.value.still == 2
+    assert "none of its connections was ended" in raised.value.message and "'Store Agent'" in raised.value.message
+    assert [app["connections"] for app in list_apps(flow.services.items, flow.user_id)] == [2]
+
+    once = RefreshingMeanwhile(flow.services.items, busy.tokens, flow.client_id, INSTANCE, times=1)
+    disconnect_app(once, flow.user_id, row)  # type: ignore[arg-type]
+    assert _statuses(flow, [first, once.tokens]) == [401, 401]
+    assert list_apps(flow.services.items, flow.user_id) == []
+
+
+def test_an_app_past_one_transaction_says_what_is_still_connected(
+    any_store_flow: Flow,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """More connections than one transaction ends (here one a part, so three parts): the parts
+    before the one that keeps failing stay ended (their tokens are gone for good), and the error
+    counts what ended and what is still connected; revoking again ends the rest."""
+    from mesq.auth.oauth import connected_apps
+
+    monkeypatch.setattr(connected_apps, "GRANTS_PER_TRANSACTION", 1)
+    flow = any_store_flow
+    row, tokens = _connections(flow, 3)
+    *earlier, last = tokens.values()
+    busy = RefreshingMeanwhile(flow.services.items, last, flow.client_id, INSTANCE, times=None)
+    with pytest.raises(NotDisconnected) as raised:
+        disconnect_app(busy, flow.user_id, row)  # type: ignore[arg-type]
+    assert (raised.value.ended, raised.value.still) == (2, 1)
+    assert "only partly disconnected: 2 of its connections ended and 1 are still connected" in raised.value.message
+    assert _statuses(flow, [*earlier, busy.tokens]) == [401, 401, 200]
+    (left,) = list_apps(flow.services.items, flow.user_id)
+    assert left["connections"] == 1
+    disconnect_app(flow.services.items, flow.user_id, left["id"])
+    assert _statuses(flow, [busy.tokens]) == [401]

@@ -13,9 +13,10 @@ Checked: the board renders its columns and cards; dragging a card (or picking it
 the card in its new column; the changes view's Undo reverts a memo edit through `undo_changes`; a host
 theme change keeps what Open showed (no needless render) and a locale change renders the view in
 Chinese; the results view opens a hit of each search kind (memo, todo_task, inbox_item, reading_note)
-through its read tool; the memo view names attachments by `displayName` and shows an image's thumbnail;
-a stored `<script>` and `onerror` in a memo and a task title stay text in every view (nothing runs, no
-element is made, and the view's strict CSP reports no violation: no eval, no inline handler, no fetch);
+through its read tool; the memo view names attachments by `displayName`, shows an image's thumbnail
+and draws footnotes as the web memo page does; a stored `<script>` and `onerror` in a memo and a
+task title stay text in every view (nothing runs, no element is made, and the view's strict CSP
+reports no violation: no eval, no inline handler, no fetch);
 axe-core finds no serious or critical violation in any view, light (English) and dark (Chinese: the
 heading and `<html lang>`); the board and the changes view show moments in the account's zone (from
 the result's `_meta`) in a browser and host of another zone. Every wait is for
@@ -831,3 +832,52 @@ def test_the_views_speak_the_accounts_language_not_the_hosts(live: tuple[LiveSer
             view.locator("h1", has_text=HEADINGS["changes"][heading]).wait_for()
             row = view.locator("li.change").first
             assert row.locator(".action").inner_text() == said["action"], language
+
+
+FOOTNOTED = (
+    "读书笔记[^1]，又见[^1]，还有[^无]。\n- 要点[^b]\n\n"
+    "[^1]:出自《三体》第三章 " + XSS + "\n[^b]: 第二条\n续行\n[^c]: 没人引用"
+)
+
+
+def test_the_memo_view_draws_footnotes_as_the_memo_page_does(host: Host, axe_source: str):
+    """`正文[^1]` … `[^1]: 出处` in the memo view: a superscript number linking to a list of the
+    notes at the memo's end, each note linking back to each place it is referenced (named
+    "返回正文 / Back to the text"), numbered as first referenced, a note no reference names last
+    with no link back, a label with no note as typed (web/kit/markdown.py draws the page so). A
+    link moves focus in the view itself: the view is a srcdoc document, where a plain #link would
+    load the host's address into the frame. Before, the view drew `[^1]` and `[^1]:出自…` as typed."""
+    memo = host.server.data("create_memo", {"content": FOOTNOTED})["memo"]
+    result = host.server.call("get_memo", {"id": memo["id"]})
+    for theme, locale, back in (("light", "en-US", "Back to the text"), ("dark", "zh-CN", "返回正文")):
+        view = host.load("memo", result, theme=theme, locale=locale)
+        content = view.locator("article.memo .content")
+        content.locator("p").first.wait_for()
+        text = content.inner_text()
+        # `[^无]` names no note: as typed.
+        assert content.locator(":scope > p").all_inner_texts() == ["读书笔记1，又见1，还有[^无]。"], text
+        assert content.locator(":scope > ul > li").all_inner_texts() == ["要点2"], text
+        refs = content.locator("sup.footnote-ref a")
+        assert [refs.nth(i).inner_text() for i in range(refs.count())] == ["1", "1", "2"]
+        assert [refs.nth(i).get_attribute("href") for i in range(3)] == ["#fn-1", "#fn-1", "#fn-2"]
+        notes = content.locator("section.footnotes ol > li")
+        assert notes.count() == 3
+        assert notes.nth(0).inner_text().startswith("出自《三体》第三章 " + XSS), notes.nth(0).inner_text()
+        assert notes.nth(1).inner_text().startswith("第二条\n续行") and notes.nth(2).inner_text() == "没人引用"
+        backs = notes.nth(0).locator("a.footnote-back")
+        assert backs.count() == 2 and backs.first.get_attribute("aria-label") == back
+        assert notes.nth(2).locator("a.footnote-back").count() == 0
+        # Into the note and back again, by mouse and keyboard, the view staying where it is.
+        refs.nth(1).click()
+        assert host.frame().evaluate("document.activeElement.id") == "fn-1"
+        backs.nth(1).focus()
+        host.page.keyboard.press("Enter")
+        assert host.frame().evaluate("document.activeElement.id") == "fnref-1-2"
+        assert host.frame().url == "about:srcdoc"
+        host.frame().evaluate(axe_source + "\n;true")
+        found = host.frame().evaluate(
+            "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+            ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' '))}))"
+        )
+        assert [v for v in found if v["impact"] in FAILING_IMPACTS] == [], (locale, found)
+        host.assert_inert()

@@ -104,3 +104,16 @@ def test_an_agent_sends_the_same_flag_over_mcp(client: TestClient, shanghai: Acc
     envelope = check_text_copy(result)
     validate_output(tool, envelope)
     assert envelope["data"]["read"] == "交报告 · 2026-12-08 15:00 Asia/Shanghai · #工作"
+
+
+@pytest.mark.parametrize("zone", ["NC_", "Mars/Olympus", "../etc/passwd"])
+def test_a_zone_that_is_no_zone_is_a_400_naming_it_not_a_500(client: TestClient, shanghai: Account, zone: str) -> None:
+    """The capture's own `timezone` is read before the line is (the schema takes any short text):
+    a name the zone database lacks is the same 400 a capture without `parse` gets. The schema
+    conformance run found 'NC_' answering a 500."""
+    answer = capture(client, shanghai, title="明天交报告", parse=True, timezone=zone)
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR" and "timezone" in error["message"], error
+    assert capture(client, shanghai, title="明天交报告", timezone=zone).json()["error"]["code"] == "VALIDATION_ERROR"
+    assert client.get(INBOX, headers=shanghai.headers).json()["data"]["items"] == []

@@ -63,17 +63,33 @@ def test_tomorrow_and_a_whole_day(client: TestClient, board: Account) -> None:
     assert titles(client, board, dueAfter="2026-12-08", dueBefore="2026-12-08") == ["tomorrow", "after midnight"]
 
 
+def test_the_same_days_in_chinese_percent_encoded_as_a_shortcut_sends_them(client: TestClient, board: Account) -> None:
+    today, tomorrow = "%E4%BB%8A%E5%A4%A9", "%E6%98%8E%E5%A4%A9"  # 今天, 明天 in a URL
+    assert client.get(f"{QUERY}?dueBefore={today}").url.query == f"dueBefore={today}".encode()
+
+    def raw(query: str) -> list[str]:
+        answer = client.get(f"{QUERY}?orderBy=due&{query}", headers=board.headers)
+        assert answer.status_code == 200, answer.text
+        return [item["title"] for item in answer.json()["data"]["items"]]
+
+    assert raw(f"dueBefore={today}") == ["yesterday", "afternoon", "late evening"]
+    assert raw(f"dueAfter={today}&dueBefore={today}") == ["afternoon", "late evening"]
+    assert raw(f"dueAfter={tomorrow}&dueBefore={tomorrow}") == ["tomorrow", "after midnight"]
+    assert raw(f"dueAfter=today&dueBefore={tomorrow}") == titles(client, board, dueAfter="today", dueBefore="tomorrow")
+
+
 def test_timestamps_still_work(client: TestClient, board: Account) -> None:
     assert titles(client, board, dueBefore="2026-12-07T15:00:00+08:00") == ["yesterday", "afternoon"]
 
 
-@pytest.mark.parametrize("value", ["next week", "2026-02-30", "2026-12-7", "Today ", "20261207"])
+@pytest.mark.parametrize("value", ["next week", "2026-02-30", "2026-12-7", "Today ", "20261207", "后天", "今日"])
 def test_anything_else_is_a_small_clear_400(client: TestClient, board: Account, value: str) -> None:
     answer = client.get(QUERY, headers=board.headers, params={"dueBefore": value})
     assert answer.status_code == 400, answer.text
     error = answer.json()["error"]
     assert error["code"] == "VALIDATION_ERROR"
     assert "today" in error["message"] and "2026-12-07" in error["message"] and len(error["message"]) < 200
+    assert "今天" in error["message"] and "明天" in error["message"]  # the words a Chinese Shortcut can use
 
 
 def test_without_a_zone_the_day_is_utcs(client: TestClient, make_account, rest: Callable[[Account], TodoRest]) -> None:

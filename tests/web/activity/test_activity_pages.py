@@ -649,3 +649,39 @@ def test_a_task_history_panel_reads_whether_subtasks_have_older_changes_together
     html = person.get(f"/todos/tasks/{task['id']}", headers={"Accept-Language": "en"}).text
     assert most[0] > 1, most
     assert "Older changes of its subtasks are not listed here" in html
+
+
+def test_one_apps_connections_page_by_page_show_each_change_once(
+    services: Services, browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch
+):
+    """`?actor=A&actor=B` (a connected app's row: its connections before and after reconnecting):
+    both connections' changes newest first, another agent's none, and, read in pages of 4 (one
+    connection's read ahead of the other's), Older goes on where the page stopped: every change
+    once, none skipped."""
+    from mesq.web.activity import pages
+
+    monkeypatch.setattr(pages, "MAX_READS", 1)
+    monkeypatch.setattr(pages, "READ_SIZE", 4)
+    person = browser()
+    before = caller(services, person.user_id, "oauth:before", "Claude", kind="oauth")
+    after = caller(services, person.user_id, "oauth:after", "Claude", kind="oauth")
+    other = caller(services, person.user_id, "pat:other", "别的脚本")
+    titles = []
+    for n in range(5):
+        for call, name in ((before, "旧连接"), (before, "旧连接"), (after, "新连接"), (other, "别的")):
+            titles.append(f"{name}笔记{n}-{len(titles)}")
+            call("create_memo", content=titles[-1])
+    seen: list[str] = []
+    query = "actor=oauth%3Abefore&actor=oauth%3Aafter"
+    for _page in range(20):
+        html = person.get("/activity?" + query, headers=ZH_HEADERS).text
+        main = _main(html)
+        seen += [title for title in titles if title in main]
+        older = re.search(r'href="/activity\?([^"]*cursor=[^"]+)"', html)
+        if older is None:
+            break
+        query = older.group(1).replace("&amp;", "&")
+        assert query.startswith("actor=oauth%3Abefore&actor=oauth%3Aafter&cursor="), query
+    wanted = [title for title in titles if not title.startswith("别的")]
+    assert sorted(seen) == sorted(wanted), (seen, wanted)
+    assert "由 Claude" in _main(person.get("/activity?actor=oauth:before&actor=oauth:after", headers=ZH_HEADERS).text)

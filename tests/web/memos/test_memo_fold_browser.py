@@ -1,14 +1,15 @@
 """A long memo in the timeline is folded, as memos (the app MeSQ follows) folds it: its first lines
 and "展开 / Show more", a button that unfolds it in place ("收起 / Show less" folds it again), by
-mouse or keyboard, with no reload; a short memo is never folded; a footnote link (or Tab) into the
-hidden part unfolds it. In headless Chromium against a real `mesq serve`, at 390 and 1280 px, in
-zh-CN and en-US, and axe stays clean with a memo folded and unfolded. Before, a long memo took the
-whole screen."""
+mouse or keyboard, with no reload; a short memo is never folded; a footnote link into the hidden
+part unfolds it, and so does the browser's find (Ctrl+F) reaching words in it. In headless
+Chromium against a real `mesq serve`, at 390 and 1280 px, in zh-CN and en-US, and axe stays clean
+with a memo folded and unfolded. Before, a long memo took the whole screen."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 from playwright import sync_api as playwright_sync
@@ -114,3 +115,75 @@ def test_the_timeline_with_a_folded_memo_passes_axe(server: LiveServer) -> None:
             expect(button).to_have_attribute("aria-expanded", "true")
             audit.check(f"/ ({locale}) with the memo unfolded")
             assert audit.problems == [], "\n".join(audit.problems)
+
+
+def test_find_in_page_reaches_the_folded_part_and_the_memo_says_it_is_open(server: LiveServer) -> None:
+    """The browser's find (Ctrl+F) reaches words in a folded memo's hidden part: the part shows and
+    the button says the memo is open ("收起 / Show less", aria-expanded). A text fragment
+    (`#:~:text=`) runs the same find-in-page reveal as Ctrl+F. Before, the folded part was only
+    clipped, and stayed folded: the find scrolled the clipped text inside the card, "展开" still
+    offered."""
+    long, _short = _memos(server)
+    for locale, (_more, less) in WORDS.items():
+        for width, height in SIZES:
+            with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
+                sign_in_page(page, server.base_url, USER)
+                card = page.locator(f"#memo-{long['id']}")
+                body, button = card.locator(".memo-body"), card.locator("button.memo-fold")
+                words = card.locator("p", has_text="第39段")
+                expect(button).to_have_attribute("aria-expanded", "false")
+                expect(words).to_be_hidden()  # the folded part is hidden (until found), not only clipped
+                page.goto("about:blank")  # then the page loads anew, as from a link holding the fragment
+                page.goto(server.base_url + "/#:~:text=" + quote("第39段：今天读了"))
+                expect(button).to_have_text(less)
+                expect(button).to_have_attribute("aria-expanded", "true")
+                expect(words).to_be_visible()
+                expect(words).to_be_in_viewport()
+                shown, whole = _height(body)
+                assert shown == whole, (locale, width, shown, whole)
+                assert PROBLEMS[page] == [], (locale, width, PROBLEMS[page])
+
+
+def test_find_in_the_clipped_end_of_one_long_paragraph_unfolds_the_memo(server: LiveServer) -> None:
+    """A memo of one long paragraph (common in Chinese, written without breaks) cannot be cut
+    between blocks: the find reaches its clipped end, the card unfolds and the match stays in view.
+    Before, the find scrolled the clipped paragraph inside the folded card, "展开" still offered."""
+    account = server.account(USER, scopes="memo:read,memo:write")
+    text = "一整段：" + "今天读了很多页，想到很多事情，" * 80 + "最后一句在折叠之下。"
+    with httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {account.token}"}) as rest:
+        memo = rest.post("/api/toolkit/memo", json={"content": text}).json()["data"]["memo"]
+    with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, locale="zh-CN") as page:
+        sign_in_page(page, server.base_url, USER)
+        card = page.locator(f"#memo-{memo['id']}")
+        button = card.locator("button.memo-fold")
+        expect(button).to_have_attribute("aria-expanded", "false")
+        page.goto("about:blank")
+        page.goto(server.base_url + "/#:~:text=" + quote("最后一句在折叠之下"))
+        expect(button).to_have_text("收起")
+        expect(button).to_have_attribute("aria-expanded", "true")
+        shown, whole = _height(card.locator(".memo-body"))
+        assert shown == whole, (shown, whole)
+        end = page.evaluate(
+            """id => { const body = document.getElementById(id); const range = document.createRange();
+            range.setStart(body.firstElementChild.lastChild, body.firstElementChild.lastChild.length - 3);
+            range.setEnd(body.firstElementChild.lastChild, body.firstElementChild.lastChild.length);
+            const box = range.getBoundingClientRect(); return [box.top, box.bottom, innerHeight]; }""",
+            f"memo-body-{memo['id']}",
+        )
+        assert end[0] >= 0 and end[1] <= end[2], end
+        assert PROBLEMS[page] == [], PROBLEMS[page]
+
+
+def test_without_script_a_long_memo_reads_whole(server: LiveServer) -> None:
+    """The fold and its hidden part are the script's: without it the memo shows whole, with no
+    button and nothing hidden, in the page as served."""
+    long, _short = _memos(server)
+    with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, java_script_enabled=False) as page:
+        sign_in_page(page, server.base_url, USER)
+        card = page.locator(f"#memo-{long['id']}")
+        expect(card.locator("p", has_text="第39段")).to_be_visible()
+        expect(card.locator(".footnotes li")).to_be_visible()
+        expect(card.locator("button.memo-fold")).to_be_hidden()
+        assert card.locator(".memo-body [hidden]").count() == 0
+        shown, whole = _height(card.locator(".memo-body"))
+        assert shown == whole, (shown, whole)

@@ -8,9 +8,11 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 
 from mesq.auth.oauth.authorization import list_grants
-from mesq.auth.oauth.grants import authenticate_access_token
+from mesq.auth.oauth.connected_apps import disconnect_app, list_apps
+from mesq.auth.oauth.grants import authenticate_access_token, exchange_code
 from mesq.kernel.errors import MesqError
 from mesq.wiring.services import Services
+from tests.oauth.helpers import RefreshingMeanwhile
 
 from ..conftest import BASE, PASSWORD, REDIRECT_URI, Browser, csrf_of, grant_for, pending_request, sign_in
 
@@ -335,3 +337,52 @@ def test_the_revoke_question_names_the_connection_it_ends(
     grant_id = next(grant["id"] for grant in grants if grant["resource"] == narrowed)
     question = person.get(f"/settings/apps/{grant_id}/revoke", headers={"Accept-Language": language}).text
     assert f'{words} <code class="wrap">/mcp/x/memo,todo/readonly</code>' in question
+
+
+def _tokens_for(services: Services, person: Browser) -> tuple[str, dict[str, str]]:
+    """One more connection of "Test Agent" (a new registration, as a host that lost its client):
+    its client id and its token response."""
+    pending = pending_request(services)
+    answer = person.client.post("/api/oauth/consent", json={"requestId": pending.request_id, "decision": "approve"},
+                                headers={"X-CSRF-Token": person.csrf})  # fmt: skip
+    code = parse_qs(urlsplit(answer.json()["redirectUrl"]).query)["code"][0]
+    issued = exchange_code(services.items, code=code, client_id=pending.client_id, redirect_uri=REDIRECT_URI,
+                           code_verifier=pending.verifier, resource=None, instance=BASE)  # fmt: skip
+    return pending.client_id, {"access_token": issued.access_token, "refresh_token": issued.refresh_token}
+
+
+def test_a_disconnect_that_cannot_end_every_connection_says_so(
+    services: Services, browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app's last connection refreshes its tokens before every write of the disconnect: the
+    page answered an internal error, half the app signed out. Now nothing is ended, the list says
+    so in the page's language, and the row is there, all its connections, to revoke again."""
+    from mesq.web.settings import connected_apps as page_module
+
+    person = browser()
+    made = [_tokens_for(services, person) for _ in range(2)]
+    (app,) = list_apps(services.items, person.user_id)
+    grant_of = {_grant_id(services, tokens): (client_id, tokens) for client_id, tokens in made}
+    client_id, last = grant_of[app["grantIds"][-1]]
+    (first,) = [tokens for _client_id, tokens in made if tokens is not last]
+    busy = RefreshingMeanwhile(services.items, last, client_id, BASE, times=None)
+    monkeypatch.setattr(page_module, "disconnect_app", lambda _items, user, row: disconnect_app(busy, user, row))
+    for language, said, count in (
+        ("zh-CN", "仍然连接着：一个连接也没有断开", "2 个连接"),
+        ("en-US", "is still connected: none of its connections was ended", "2 connections"),
+    ):
+        headers = {"Accept-Language": language}
+        revoked = person.post(f"/settings/apps/{app['id']}/revoke", headers=headers)
+        assert revoked.status_code == 303, revoked.text
+        listed = person.get("/settings/apps", headers=headers).text
+        flash = listed.split('class="flash"')[1].split("</p>")[0]
+        assert said in flash and "Test Agent" in flash, flash
+        (row,) = listed.split("<tr data-grant-id=")[1:]
+        assert count in row and "/revoke" in row
+    for tokens in (first, busy.tokens):
+        assert _grant_id(services, tokens) in app["grantIds"]  # both still sign in
+
+
+def _grant_id(services: Services, tokens: dict[str, str]) -> str:
+    principal = authenticate_access_token(services.items, tokens["access_token"], lambda _resource: True)
+    return principal.credential_id.removeprefix("oauth:")

@@ -60,3 +60,19 @@ def test_connected_apps_show_their_last_activity(services: Services, browser: Ca
     row = _row(page, f'data-grant-id="{grant_id}"')
     assert re.search(r'href="/activity\?sessionId=[^"]+"', row) and "1 change" in row
     assert "no recent changes" not in row
+
+
+def test_an_app_that_reconnected_links_every_connections_changes(services: Services, browser: Callable[..., Browser]):
+    """Two connections of one app (it registered again), neither with a recent change: the row's
+    "no recent changes" linked /activity by the newest connection alone, hiding what the app did
+    through the other; it links both."""
+    person = browser()
+    grants = [grant_for(services, person) for _ in range(2)]
+    ids = [authenticate_access_token(services.items, access, lambda _r: True).credential_id for access in grants]
+    page = person.get("/settings/apps").text
+    assert page.count("<tr data-grant-id=") == 1 and "no recent changes" in page
+    link = re.search(r'<a[^>]* href="(/activity\?[^"]+)">no recent changes</a>', page)
+    assert link, page
+    assert sorted(link.group(1).replace("&amp;", "&").split("?")[1].split("&")) == sorted(
+        "actor=" + quote(credential, safe="") for credential in ids
+    )

@@ -19,8 +19,8 @@ DEADLINE_LANG.
   Chinese: "every friday", "每周五", "tomorrow 5pm", "3月15日"; an ISO 8601 date and time as the instant
   it names), an "every ..." phrase becoming an
   RRULE; another DATE_LANG is read by dateparser in that language (dates only);
-- a task name's Markdown (`**bold**`, `*italic*`, `` `code` ``, `[text](url)`) loses its marks in the
-  title, a link's address going to the notes (`plain_title`);
+- a task name's Markdown (`**bold**`, `*italic*`, `~~struck~~`, `` `code` ``, `[text](url)`) loses its
+  marks in the title, a link's address going to the notes (`plain_title`);
 - a comment (`note`) is appended to its task's notes;
 - whatever cannot be read (a date phrase, a label that is not a tag, a project-level comment)
   is kept verbatim in the notes (or the first task's) and listed in the report, never dropped.
@@ -96,7 +96,7 @@ _CJK_PUNCTUATION = "，。；：！？（）【】「」『』、《》“”‘
 _LABEL = re.compile(rf"(?<![^\s{_CJK_PUNCTUATION}])@([^\s@{_CJK_PUNCTUATION}]+)[，、；]?")
 _PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
 #: A task name that may hold Markdown (`plain_title`): one of the characters its marks start with.
-_MARKS = re.compile(r"[*_`\[\]<\\&]")
+_MARKS = re.compile(r"[*_`~\[\]<\\&]")
 #: Characters a link's words escape in the notes, so that they stay words there.
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>]")
 #: AUTHOR is `Ann (8908577)`: the name, then the Todoist user's number (`[…]` in older exports).
@@ -175,10 +175,10 @@ def _read_date(text: str, language: str, zone: str, now: datetime) -> DateRead |
 
 def plain_title(title: str) -> tuple[str, list[str]]:
     """A task name's words without its Markdown marks, and its links' addresses as lines for the
-    notes: Todoist shows `**bold**`, `*italic*` (`__` `_`), `` `code` `` and `[text](url)` in a
-    name as formatting, and its CSV keeps the marks, where a MeSQ title is plain text (the board,
-    the Reminders app over CalDAV, a reminder). Read by the memo parser (CJK-friendly emphasis:
-    `**《三体》**很好看`) without strikethrough, which Todoist does not draw; a bare URL or an
+    notes: Todoist shows `**bold**`, `*italic*` (`__` `_`), `~~strikethrough~~`, `` `code` `` and
+    `[text](url)` in a name as formatting, and its CSV keeps the marks, where a MeSQ title is plain
+    text (the board, the Reminders app over CalDAV, a reminder). Read by the memo parser
+    (CJK-friendly emphasis: `**《三体》**很好看`; a lone or unclosed `~` stays: 3~5, 好的~~); a bare URL or an
     autolink stays in the title as its address, a link `[文档](https://…)` leaves `文档` there and
     `[文档](https://…)` in the notes (`<https://…>` for a link without words, whose address is
     then the title too). A name without a mark is returned as it is."""
@@ -221,7 +221,7 @@ def _link_line(text: str, href: str) -> str:
 @cache
 def _title_parser() -> MarkdownIt:
     # A task's name has no footnotes: `[^1]` is words, whatever the memo parser reads.
-    return markdown_parser().disable(["strikethrough", "footnote_ref"])
+    return markdown_parser().disable(["footnote_ref"])
 
 
 def _due(value: date | datetime) -> dict[str, Any]:

@@ -16,7 +16,9 @@ are no occurrence, but COUNT counts them as rule dates (in `excludedCount`, as t
 
 A task a sync client wrote may carry the dates it excluded (its EXDATEs, links.excluded_dates):
 the next due steps past them, and COUNT counts them as rule dates that are no occurrence; a copy
-whose own due is excluded moves on to the next date that is not (`past_excluded_due`).
+whose own due is excluded moves on to the next date that is not excluded and not past
+(`past_excluded_due`: a skipped overdue occurrence catches up as a late completion does, but a
+date series keeps today's date, which is not over).
 
 Stored fields of a task (besides the public `recurrence`): `occurrences` (the completed ones,
 newest `HISTORY_MAX` kept, readable in get_todo_task), `occurrenceCount` and `excludedCount`
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import MAXYEAR, UTC, date, datetime, time, tzinfo
+from datetime import MAXYEAR, UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from dateutil.rrule import rrule, rrulestr
@@ -339,6 +341,14 @@ def _catch_up_point(due: dict[str, Any], zone: str | None, now: str) -> datetime
     return datetime.combine(day, time(0))
 
 
+def _skip_point(due: dict[str, Any], zone: str | None, now: str) -> datetime:
+    """What the next due must come after when an occurrence is skipped, not done (docs/decisions.md,
+    "skipping an overdue occurrence"): now for a timed series; for a date series the start of
+    yesterday, so today's date, which is not over, is still one to do."""
+    point = _catch_up_point(due, zone, now)
+    return point if due["type"] != "date" else point - timedelta(days=1)
+
+
 def first_occurrence(rule: str, start: datetime, after: datetime, *, inclusive: bool) -> datetime | None:
     """The rule's first date from `start` (its DTSTART, a naive wall-clock time) that comes after
     `after` (or at it, `inclusive`): the first due of a rule typed in quick add ("every weekday
@@ -443,9 +453,11 @@ def _wall_start(due: dict[str, Any], clock: tzinfo) -> datetime | None:
 def past_excluded_due(task: Item, now: str, user_zone: str | None = None) -> Item:
     """A recurring root task whose current due the sync client excluded (the app deleted "this
     occurrence", the current one: an EXDATE names the due) moved on to the rule's next date it did
-    not exclude, as Apple Reminders and Thunderbird show it; the excluded dates passed count as
-    COUNT's rule dates (`excludedCount`). When none is left (UNTIL, COUNT) the series is over: the
-    task is done for good, with no occurrence recorded (none was done). Any other task as it is."""
+    not exclude, as Apple Reminders and Thunderbird show it, and that is not past (`_skip_point`: an
+    overdue occurrence skipped catches up as a late completion does); the dates passed, excluded
+    or past, count as COUNT's rule dates (`excludedCount`). When none is left (UNTIL, COUNT) the
+    series is over: the task is done for good, with no occurrence recorded (none was done). Any
+    other task as it is."""
     rule, due = task.get("recurrence"), task.get("due")
     if not rule or not due or task.get("done") or task.get("parentId") is not None:
         return task
@@ -456,18 +468,21 @@ def past_excluded_due(task: Item, now: str, user_zone: str | None = None) -> Ite
     passed = int(task.get(EXCLUDED_COUNT) or 0) + 1  # the due itself is one of the rule's dates
     used = int(task.get("occurrenceCount") or 0) + passed
     limit = rule_count(rule)
-    found = None if limit is not None and used >= limit else _following(rule, due, zone, exclusions)
+    room = None if limit is None else limit - used
+    ahead_of = _skip_point(due, zone, now)
+    found = None if room is not None and room <= 0 else _following(rule, due, zone, exclusions, ahead_of, room)
     if found is None or (limit is not None and used + found[1] >= limit):
         return {**task, "done": True, "completedAt": now}
     following, skipped = found
     return {**task, "due": following, EXCLUDED_COUNT: passed + skipped}
 
 
-def excluded_up_to(task: Item, due: dict[str, Any], user_zone: str | None = None) -> bool:
+def excluded_up_to(task: Item, due: dict[str, Any], now: str, user_zone: str | None = None) -> bool:
     """Whether `task` (a sync client's copy of a recurring task) is behind `due` (where the task
-    stands in MeSQ) by excluded occurrences only: its own due and every rule date after it before
-    `due` are among its EXDATEs. The app excluded an occurrence MeSQ already moved past, and did
-    not read the task again before excluding another: its copy still shows the old due."""
+    stands in MeSQ) by skipped occurrences only: its own due is among its EXDATEs, and every rule
+    date after it before `due` is too or is past (`_skip_point`: an overdue skip passed it). The
+    app excluded an occurrence MeSQ already moved past, and did not read the task again before
+    excluding another: its copy still shows the old due."""
     rule, own = task.get("recurrence"), task.get("due")
     if not rule or not own or not due or own == due or own.get("type") != due.get("type"):
         return False
@@ -475,7 +490,7 @@ def excluded_up_to(task: Item, due: dict[str, Any], user_zone: str | None = None
     exclusions = Exclusions.of(excluded_dates(task))
     if not exclusions or not exclusions.exclude(_start(own, zone)) or _start(due, zone) <= _start(own, zone):
         return False
-    found = _following(rule, own, zone, exclusions)
+    found = _following(rule, own, zone, exclusions, _skip_point(own, zone, now))
     return found is not None and _start(found[0], zone) >= _start(due, zone)
 
 

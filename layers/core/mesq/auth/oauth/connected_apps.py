@@ -8,9 +8,11 @@ Grants are therefore grouped into one app when they carry the same name, their c
 same redirect URI (a loopback URI's port aside: RFC 8252 §7.3, Claude Code listens on a new port
 each time) and they are for the same connection URL. The row shows the newest connection, the
 last use of any of them and the scopes they hold together; disconnecting it ends every grant of
-the group. A client that borrows the name but sends the person's browser elsewhere has another
-redirect URI: it stays a row of its own, named with the host its codes go to. Only the person's
-own partition is read, so another account's grants are never touched.
+the group, all or none (one transaction, read and tried again when a refresh changes a grant
+meanwhile; past GRANTS_PER_TRANSACTION, one a part, and a part that fails is said with what is
+still connected). A client that borrows the name but sends the person's browser elsewhere has
+another redirect URI: it stays a row of its own, named with the host its codes go to. Only the
+person's own partition is read, so another account's grants are never touched.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ...kernel.errors import NotFound
+from ...kernel.errors import Conflict, NotFound
+from ...kernel.i18n import Text
 from ...kernel.messages import quoted
-from ...kernel.ports.storage import ItemStore
+from ...kernel.ports.storage import MAX_TRANSACTION_OPS, ConditionFailed, ItemStore, StoreError, WriteOp
 from ...store.paging import walk
 from ..scopes import order_scopes
 from .clients import registered_client
-from .grants import _revoke, _usable, public_grant
+from .grants import REVOKE_WRITES, _usable, public_grant, revoke_writes
 from .keys import grant_key
 from .names import shown_name
 
@@ -103,11 +106,69 @@ def get_app(items: ItemStore, user_id: str, grant_id: str) -> dict[str, Any]:
     raise NotFound("no connected app %(grant_id)s", grant_id=quoted(grant_id))
 
 
+#: Grants one transaction ends (each REVOKE_WRITES writes): 33, far more than an app's connections.
+GRANTS_PER_TRANSACTION = MAX_TRANSACTION_OPS // REVOKE_WRITES
+#: Reads and writes of one transaction's grants before a disconnect gives up: a refresh between
+#: the read and the write changes the grant, and the whole transaction is tried again.
+ATTEMPTS = 3
+
+
+class NotDisconnected(Conflict):
+    """The app's connections could not all be ended (one kept changing, or the store failed);
+    `ended` of them were (0: the app is as it was), `still` are connected."""
+
+    def __init__(self, name: str, ended: int, still: int) -> None:
+        # Text: the templates go to the catalog (a page says them in its reader's language).
+        if ended:
+            said = Text(
+                "%(name)s is only partly disconnected: %(ended)s of its connections ended and %(still)s are "
+                "still connected (listed under its name); revoke it again to end them",
+                name=quoted(name), ended=ended, still=still,
+            )  # fmt: skip
+        else:
+            said = Text(
+                "%(name)s is still connected: none of its connections was ended (one changed while they "
+                "were being ended, or the storage did not answer); revoke it again",
+                name=quoted(name),
+            )
+        super().__init__(said)
+        self.ended, self.still = ended, still
+
+
+def _end_together(items: ItemStore, user_id: str, grant_ids: list[str]) -> None:
+    """End `grant_ids` in one transaction, all or none: each read again on every attempt (a grant
+    ended meanwhile is left out); ConditionFailed when they keep changing."""
+    for _attempt in range(ATTEMPTS):
+        writes: list[WriteOp] = []
+        for member in grant_ids:
+            key = grant_key(user_id, member)
+            grant = items.get(key)
+            if grant is not None and not grant.get("revokedAt"):
+                writes += revoke_writes(key, grant)
+        if not writes:
+            return
+        try:
+            items.transact(writes)
+            return
+        except ConditionFailed:  # one refreshed between the read and the write: none was ended
+            continue
+    raise ConditionFailed("a connection kept changing while it was being disconnected")
+
+
 def disconnect_app(items: ItemStore, user_id: str, grant_id: str) -> dict[str, Any]:
     """End every grant of the app `grant_id` belongs to (their access and refresh tokens with
-    them); returns the app as it was. A grant that keeps changing under a concurrent refresh is
-    retried by `_revoke` and, failing that, raised as before."""
+    them), all in one transaction (up to GRANTS_PER_TRANSACTION grants; more, one transaction a
+    part); returns the app as it was. NotDisconnected, saying how many ended and how many are still
+    connected, when a grant keeps changing under concurrent refreshes or the store fails: nothing
+    of the failing part is ended, so the app is never left half disconnected without a word."""
     app = get_app(items, user_id, grant_id)
-    for member in app["grantIds"]:
-        _revoke(items, user_id, member)
+    members = app["grantIds"]
+    ended = 0
+    for start in range(0, len(members), GRANTS_PER_TRANSACTION):
+        part = members[start : start + GRANTS_PER_TRANSACTION]
+        try:
+            _end_together(items, user_id, part)
+        except StoreError:
+            raise NotDisconnected(app["clientName"], ended, len(members) - ended) from None
+        ended += len(part)
     return app

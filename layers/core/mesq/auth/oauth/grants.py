@@ -341,6 +341,24 @@ def _answer_again(
     return IssuedTokens(answer["access"], answer["refresh"], max(expires_in, 1), tuple(grant["scopes"]))
 
 
+#: The writes `revoke_writes` makes per grant (its record, its access token, its refresh token).
+REVOKE_WRITES = 3
+
+
+def revoke_writes(key: Key, grant: dict[str, Any]) -> list[WriteOp]:
+    """The REVOKE_WRITES writes that end `grant` (stored at `key`) and its live tokens, on the
+    condition that it has not refreshed since it was read."""
+    return [
+        Update(
+            key=key,
+            set={"revokedAt": now_timestamp(), "ttl": int(time.time()) + REFRESH_SECONDS},
+            condition=Condition(equals={"refreshDigest": grant["refreshDigest"]}),
+        ),
+        Delete(access_key(grant["accessDigest"])),
+        Delete(refresh_key(grant["refreshDigest"])),
+    ]
+
+
 def _revoke(items: ItemStore, user_id: str, grant_id: str) -> bool:
     """Revoke a grant and its live tokens; False when it does not exist."""
     key = grant_key(user_id, grant_id)
@@ -351,17 +369,7 @@ def _revoke(items: ItemStore, user_id: str, grant_id: str) -> bool:
         if grant.get("revokedAt"):
             return True
         try:
-            items.transact(
-                [
-                    Update(
-                        key=key,
-                        set={"revokedAt": now_timestamp(), "ttl": int(time.time()) + REFRESH_SECONDS},
-                        condition=Condition(equals={"refreshDigest": grant["refreshDigest"]}),
-                    ),
-                    Delete(access_key(grant["accessDigest"])),
-                    Delete(refresh_key(grant["refreshDigest"])),
-                ]
-            )
+            items.transact(revoke_writes(key, grant))
             return True
         except ConditionFailed:
             continue

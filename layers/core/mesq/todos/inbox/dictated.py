@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from ..model import check_timezone
 from ..quick_add import parse_quick_add
 
 #: The inbox keeps no recurrence: its phrase is not read.
@@ -24,7 +25,9 @@ _NOT_READ = frozenset({"recurrence"})
 
 def dictated(args: Mapping[str, Any], user_zone: str | None, now: datetime) -> dict[str, Any]:
     """The capture's arguments with its title read: title, due (with its zone), priority, tags."""
-    zone = args.get("timezone") or user_zone or "UTC"
+    # The capture's own zone is checked before the line is read in it (a name the zone database
+    # lacks is the write's VALIDATION_ERROR, never the parser's failure).
+    zone = check_timezone(args.get("timezone")) or user_zone or "UTC"
     read = parse_quick_add(args["title"], zone=zone, now=now, ignore=_NOT_READ).arguments(zone)
     fields = {**args, "title": read["title"]}
     if "due" not in args and "due" in read:

@@ -250,7 +250,11 @@ def _off_an_excluded_due(
     again) is read from where the task is: the dates it passed are counted once."""
     # the copy's own excluded dates (its app data), which a new record does not carry yet
     probe = {**record, SYNC_FIELD: {**(record.get(SYNC_FIELD) or {}), "props": props}}
-    if before is not None and not before["done"] and recurrence.excluded_up_to(probe, before["due"], state.user_zone):
+    if (
+        before is not None
+        and not before["done"]
+        and recurrence.excluded_up_to(probe, before["due"], now, state.user_zone)
+    ):
         # COUNT: MeSQ counted those dates as it passed them (EXCLUDED_COUNT); from the copy's due
         # they were counted again, and a series with dates left ended
         record = probe = _counted_as_before({**probe, "due": before["due"]}, before)

@@ -94,7 +94,7 @@ def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     items, user_id = call.services.items, call.principal.user_id
     now = timestamps.utc_now()
-    # A bound naming a day (today, tomorrow, 2026-12-07: what a Shortcut sends) is read in the
+    # A bound naming a day (today, tomorrow, 今天, 明天, 2026-12-07: what a Shortcut sends) is read in the
     # user's zone, else UTC: one settings read, only then.
     named = any(names_a_day(bound) for bound in (args.get("dueAfter"), args.get("dueBefore")))
     zone = ZoneInfo((configured_zone(items, user_id) if named else None) or "UTC")

@@ -101,20 +101,21 @@ def floating_zone(configured: str | None, due_after: str | None, due_before: str
     return datetime.fromisoformat(bound).tzinfo if bound is not None else None
 
 
-#: The days a bound may name, from today in the user's zone (what an iPhone Shortcut sends simply).
-DAY_WORDS = {"today": 0, "tomorrow": 1}
+#: The days a bound may name, from today in the user's zone (what an iPhone Shortcut sends simply),
+#: the same two in both languages (docs/decisions.md, "a due bound a Shortcut can write").
+DAY_WORDS = {"today": 0, "tomorrow": 1, "今天": 0, "明天": 1}
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _TIMESTAMP_START = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ]")
 
 
 def names_a_day(value: str | None) -> bool:
-    """A bound written as a day (today, tomorrow, 2026-12-07) rather than an instant."""
+    """A bound written as a day (today, tomorrow, 今天, 明天, 2026-12-07) rather than an instant."""
     return value is not None and (value in DAY_WORDS or _DATE.fullmatch(value) is not None)
 
 
 def _bound(value: str, field: str, zone: tzinfo, today: date | None, end: bool) -> datetime:
     """A due bound: a timestamp with an offset as it is; given `today`, a day (`today`,
-    `tomorrow`, 2026-12-07) is the whole of it in `zone`: from its start (dueAfter), up to its end
+    `tomorrow`, `今天`, `明天`, 2026-12-07) is the whole of it in `zone`: from its start (dueAfter), up to its end
     (dueBefore, exclusive)."""
     if today is not None and names_a_day(value):
         try:
@@ -125,7 +126,7 @@ def _bound(value: str, field: str, zone: tzinfo, today: date | None, end: bool) 
     elif _TIMESTAMP_START.match(value):  # a timestamp, with parse_timestamp's own words for its faults
         return parse_timestamp(value, field)
     raise ValidationError(
-        "%(field)s: %(value)s is not today, tomorrow, a date (2026-12-07: the whole day in your zone) "
+        "%(field)s: %(value)s is not today, tomorrow, 今天, 明天, a date (2026-12-07: the whole day in your zone) "
         "or a timestamp with Z or an offset (2026-12-07T09:00:00+08:00)",
         field=field,
         value=quoted(value),

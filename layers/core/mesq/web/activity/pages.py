@@ -60,6 +60,9 @@ IDS_PER_FIELD = 20
 #: Undo of a run or session (an import): undo_changes rounds, so 20,000 records undo in one click.
 MAX_ROUNDS = 200
 _FILTERS = ("sessionId", "actor", "recordId", "kind", "runId")
+#: `actor` values one view reads (a connected app's row links every connection of the app:
+#: `?actor=oauth:A&actor=oauth:B`); each is one list_changes read per page read, merged by id.
+MAX_ACTORS = 20
 #: Filters that show some of a session's changes (one record's, one kind's): a group then undoes
 #: only the changes it lists, never the rest of its session. A run's view (an import's report links
 #: there) undoes the run; an actor's view shows whole sessions (a session is one credential's).
@@ -159,12 +162,41 @@ def filter_words(filters: dict[str, str], changes: list[dict[str, Any]], say: Tr
     return say.gettext(", ").join(word for word in words if word)
 
 
-def _filters(page: Page) -> dict[str, str]:
+def _filters(page: Page) -> tuple[dict[str, str], list[str]]:
+    """The view's filters but `actor`, and its actors: `actor` may be given several times (the
+    connections of one app), the first MAX_ACTORS distinct ones read."""
     query = page.request.query_params
-    return {name: query[name] for name in _FILTERS if query.get(name) and len(query[name]) <= 200}
+    given = [name for name in _FILTERS if name != "actor" and query.get(name) and len(query[name]) <= 200]
+    filters = {name: query[name] for name in given}
+    actors = list(dict.fromkeys(actor for actor in query.getlist("actor") if actor and len(actor) <= 200))
+    return filters, actors[:MAX_ACTORS]
 
 
-async def _read_groups(page: Page, filters: dict[str, str], cursor: str | None) -> tuple[list[Group], str | None, bool]:
+def _query(filters: dict[str, str], actors: list[str], **more: str) -> str:
+    """The view's filters as a query string, in _FILTERS order, every actor given, then `more`."""
+    pairs = [(name, value) for name in _FILTERS for value in (actors if name == "actor" else [filters.get(name)])]
+    return urlencode([*((name, value) for name, value in pairs if value), *more.items()])
+
+
+async def _list_changes(page: Page, arguments: dict[str, Any], actors: list[str]) -> dict[str, Any]:
+    """list_changes of one actor or none as it answers; of several, each actor's page merged newest
+    first and cut where the first of them that has more stops (below it one of them is unread), so
+    the next page's cursor leaves nothing out."""
+    if len(actors) <= 1:
+        return dict(await page.invoke("list_changes", {**arguments, **({"actor": actors[0]} if actors else {})}))
+    answers = [await page.invoke("list_changes", {**arguments, "actor": actor}) for actor in actors]
+    merged = sorted({change["id"]: change for data in answers for change in data["changes"]}.values(),
+                    key=lambda change: change["id"], reverse=True)  # fmt: skip
+    unread_below = [str(data["nextCursor"]) for data in answers if data.get("nextCursor")]
+    if not unread_below:
+        return {"changes": merged}
+    frontier = max(unread_below)
+    return {"changes": [change for change in merged if change["id"] >= frontier], "nextCursor": frontier}
+
+
+async def _read_groups(
+    page: Page, filters: dict[str, str], actors: list[str], cursor: str | None
+) -> tuple[list[Group], str | None, bool]:
     """The first GROUPS_PER_PAGE sessions from `cursor` on, the cursor of the next page, and whether
     the reads ended inside the last group (MAX_READS, more to read): list_changes read page after
     page until one more session would start (or MAX_READS)."""
@@ -172,7 +204,7 @@ async def _read_groups(page: Page, filters: dict[str, str], cursor: str | None) 
     last: str | None = None
     for _read in range(MAX_READS):
         arguments: dict[str, Any] = {**filters, "limit": READ_SIZE, **({"cursor": cursor} if cursor else {})}
-        data = await page.invoke("list_changes", arguments)
+        data = await _list_changes(page, arguments, actors)
         for change in data["changes"]:
             if len(sessions.groups) >= GROUPS_PER_PAGE and sessions.would_open(change):
                 return sessions.groups, last, False
@@ -270,12 +302,13 @@ def app_undo_views(groups: list[Group], zone: str, now: datetime, say: Translato
 
 
 async def activity_page(page: Page) -> Response:
-    filters = _filters(page)
+    filters, actors = _filters(page)
     cursor = page.request.query_params.get("cursor")
     if "kind" in filters and filters["kind"] not in _KIND_WORDS:
         raise _not_a_link_of_ours()
     try:
-        groups, next_cursor, cut = await _read_groups(page, filters, cursor if cursor and len(cursor) <= 64 else None)
+        cursor_given = cursor if cursor and len(cursor) <= 64 else None
+        groups, next_cursor, cut = await _read_groups(page, filters, actors, cursor_given)
     except NotFound:  # a session or run none of whose changes are kept (expired, purged with its memo)
         if not any(name in filters for name in ("sessionId", "runId")):
             raise
@@ -298,14 +331,17 @@ async def activity_page(page: Page) -> Response:
         views[-1] = replace(views[-1], continues=True)
     if cursor and views and scope == "session" and await _begun_on_a_newer_page(page, groups[0]):
         views[0] = replace(views[0], continues=True)  # the rest of a session: its Undo takes all of it
-    back = PAGE + ("?" + urlencode(filters) if filters else "")
+    back = PAGE + ("?" + _query(filters, actors) if filters or actors else "")
     # Per app "Undo everything it did since ...": on the newest page of whole sessions only (all
-    # activity, or one actor's), so its default time takes back only what the page shows.
-    apps = [] if cursor or set(filters) - {"actor"} else app_undo_views(groups, zone, now, say)
+    # activity, or one actor's), so its default time takes back only what the page shows. A view
+    # of several actors (one app's connections) offers it for none: undo_changes takes one actor,
+    # and one row per connection would name the same app twice; each session keeps its Undo.
+    apps = [] if cursor or filters or len(actors) > 1 else app_undo_views(groups, zone, now, say)
+    shown = {**filters, **({"actor": " ".join(actors)} if actors else {})}
     return page.render(
-        "activity/activity.html", nav="activity", groups=views, filters=filters,
-        more=urlencode({**filters, "cursor": next_cursor}) if next_cursor else None,
-        back=back, filter_words=filter_words(filters, changes, say), gone=gone, apps=apps,
+        "activity/activity.html", nav="activity", groups=views, filters=shown,
+        more=_query(filters, actors, cursor=next_cursor) if next_cursor else None,
+        back=back, filter_words=filter_words(shown, changes, say), gone=gone, apps=apps,
     )  # fmt: skip
 
 
@@ -332,7 +368,8 @@ def _not_a_link_of_ours() -> ValidationError:
 
 def last_session_views(page: Page, changes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Settings' tokens and connected apps: each credential's last session in words (when, how
-    many changes, what), linked to `/activity` showing that session alone."""
+    many changes, what), linked to `/activity` showing that session alone, and when it ended
+    (`newest`: of an app's connections, the row shows the session that ended last)."""
     zone, now, say = page.time_zone, _now(page), page.translator
     views = {}
     for actor_id, group in last_sessions(changes).items():
@@ -342,6 +379,7 @@ def last_session_views(page: Page, changes: list[dict[str, Any]]) -> dict[str, d
             "summary": say.gettext("%(count)s: %(summary)s", count=say.ngettext("%(num)d change", "%(num)d changes",
                                    len(group.changes)), summary=summary(group.changes, say)),
             "url": PAGE + "?" + urlencode(link),
+            "newest": group.newest,
         }  # fmt: skip
     return views
 

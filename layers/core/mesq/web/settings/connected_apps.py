@@ -1,23 +1,29 @@
 """Settings -> Connected apps (已连接应用): the OAuth grants of the signed-in user, one row per app
 (grants of the same name, redirect URI and connection URL: a host that registered again after
 losing its client, or another device; `auth/oauth/connected_apps.py`); disconnecting a row
-revokes every access and refresh token of its grants."""
+revokes every access and refresh token of its grants, all or none: when they cannot all be ended,
+the list says so, with the row of what is still connected to revoke again."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...auth.oauth.connected_apps import disconnect_app, get_app, list_apps
+from ...auth.oauth.connected_apps import NotDisconnected, disconnect_app, get_app, list_apps
 from ...history.reads import recent_changes
 from ...kernel.concurrency import run_sync
-from ..activity.pages import last_session_views
+from ..activity.pages import MAX_ACTORS, last_session_views
 from ..kit.framework import Page, Web, endpoint
 from ..kit.scope_words import app_name, connection_words, describe
 
 PAGE = "/settings/apps"
+
+
+def activity_url(grant_ids: list[str]) -> str:
+    """/activity showing every change of an app's connections (one `actor` per grant)."""
+    return "/activity?" + urlencode([("actor", f"oauth:{grant_id}") for grant_id in grant_ids[:MAX_ACTORS]])
 
 
 async def apps_page(page: Page) -> Response:
@@ -30,10 +36,11 @@ async def apps_page(page: Page) -> Response:
             "scopeWords": [describe(scope, page.translator) for scope in grant["scopes"]],
             "connectionWords": connection_words(grant["resource"], page.translator),
             "connectionPath": urlsplit(grant["resource"]).path,
-            "actor": f"oauth:{grant['id']}",
-            "lastSession": next(
+            "activityUrl": activity_url(grant["grantIds"]),
+            "lastSession": max(
                 (sessions[f"oauth:{grant_id}"] for grant_id in grant["grantIds"] if f"oauth:{grant_id}" in sessions),
-                None,
+                key=lambda session: str(session["newest"]),
+                default=None,
             ),
         }
         for grant in grants
@@ -56,7 +63,10 @@ async def confirm_revoke(page: Page) -> Response:
 
 async def revoke_submit(page: Page) -> Response:
     items, user_id, grant_id = page.web.services.items, page.user.user_id, page.request.path_params["grant_id"]
-    grant = await run_sync(disconnect_app, items, user_id, grant_id)
+    try:
+        grant = await run_sync(disconnect_app, items, user_id, grant_id)
+    except NotDisconnected as error:  # back to the list, where what is still connected is its row
+        return page.redirect_with_flash(PAGE, page.error_text(error))
     return page.redirect_with_flash(
         PAGE,
         page.gettext("“%(name)s” disconnected: its access ended.", name=app_name(grant["clientName"], page.translator)),

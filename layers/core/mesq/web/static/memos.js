@@ -83,16 +83,46 @@
   // -- a long memo folded in the list, as memos does: a card's text past FOLD_REMS (when the whole
   // is more than FOLD_OVER times that, so a memo a few lines over is never folded) shows its first
   // lines and its "Show more" button (aria-expanded; a native button, so Enter and Space work),
-  // which unfolds it in place and turns to "Show less". Focus moving into the hidden part (Tab),
-  // a footnote link or the address's #fragment pointing into it, unfold it too. Cards only
-  // (`data-fold`), never the composer's Preview; a card whose first search match lies past the
-  // fold is shown open; measured again when the window's width changes,
-  // except a card the reader unfolded.
+  // which unfolds it in place and turns to "Show less". The blocks that start past the fold are
+  // moved into one `.memo-rest` part, `hidden="until-found"`: the browser's find (Ctrl+F), a text
+  // fragment (`#:~:text=`), a footnote link or the address's #fragment reveal it (`beforematch`)
+  // and the card unfolds with it; the find scrolling the clipped end of the block that straddles
+  // the fold (a long paragraph) unfolds it too, the match kept where the find put it, as does
+  // focus moving into that clipped end (Tab). Cards only (`data-fold`), never the composer's
+  // Preview; a card whose first search match lies past the fold is shown open; measured again
+  // when the window's width changes, except a card the reader unfolded.
   const FOLD_REMS = 18, FOLD_OVER = 1.4;
   function foldHeight() {
     return FOLD_REMS * (parseFloat(getComputedStyle(document.documentElement).fontSize) || 16);
   }
+  function restOf(body) {
+    const last = body.lastElementChild;
+    return last && last.matches(".memo-rest") ? last : null;
+  }
+  function unsplit(body) {
+    const rest = restOf(body);
+    if (rest) rest.replaceWith.apply(rest, Array.from(rest.childNodes));
+  }
+  function split(body) { // the blocks starting past the fold, into one part (null: none does)
+    const limit = foldHeight(), top = body.getBoundingClientRect().top - body.scrollTop;
+    const nodes = Array.from(body.childNodes);
+    const at = nodes.findIndex(function (node, i) {
+      return i > 0 && node instanceof Element && node.getBoundingClientRect().top - top >= limit;
+    });
+    if (at < 0) return null;
+    const rest = document.createElement("div");
+    rest.className = "memo-rest";
+    rest.append.apply(rest, nodes.slice(at));
+    body.append(rest);
+    return rest;
+  }
   function setFolded(body, button, folded) {
+    const rest = restOf(body) || (folded ? split(body) : null);
+    if (rest && folded && !rest.hasAttribute("hidden")) {
+      // Hidden, it keeps its height (clipped by the fold): the card's scrollHeight stays the memo's.
+      rest.style.containIntrinsicBlockSize = rest.offsetHeight + "px";
+      rest.setAttribute("hidden", "until-found");
+    } else if (rest && !folded) rest.removeAttribute("hidden");
     body.classList.toggle("folded", folded);
     button.setAttribute("aria-expanded", folded ? "false" : "true");
     button.textContent = folded ? button.dataset.more : button.dataset.less;
@@ -106,6 +136,7 @@
     (root || document).querySelectorAll(".memo .memo-body[data-fold]").forEach(function (body) {
       const button = foldButton(body);
       if (!button || body.dataset.unfolded === "true") return;
+      unsplit(body);
       body.classList.remove("folded");
       const long = body.scrollHeight > limit * FOLD_OVER;
       // A search's first match past the fold: shown open (its "Show less" still there).
@@ -143,6 +174,17 @@
     const folded = event.target instanceof Element && event.target.closest(".memo-body.folded");
     if (folded) unfold(folded);
   });
+  document.addEventListener("beforematch", function (event) {
+    const folded = event.target instanceof Element && event.target.closest(".memo-body.folded");
+    if (folded) unfold(folded);
+  }, true);
+  document.addEventListener("scroll", function (event) {
+    const body = event.target;
+    if (!(body instanceof Element) || !body.matches(".memo-body.folded") || body.scrollTop <= 0) return;
+    const shift = body.scrollTop;
+    unfold(body);
+    window.scrollBy(0, shift);
+  }, true);
   function unfoldTarget() {
     const target = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
     const folded = target && target.closest(".memo-body.folded");
