@@ -39,11 +39,14 @@ def change_op(
 
     `stored`: the record item the write puts; it gets the record's kept history size
     (`historyBytes`) and the head of its chain (`lastChange`: this change, whose `prior` is the
-    record's newest change before it: the one its item named, one this call committed, or `head`),
+    record's newest change before it: `head`, else the newest one this call committed, else the
+    one its item named),
     and when the size would pass HISTORY_CAP, up to `room` of the record's oldest change records
     are deleted in the same transaction (the change then says `olderDropped`). `head`: the
-    record's newest change when `before` is not the item that names it (a write that ends a
-    record under one kind and starts it under another, todos/changes.py)."""
+    record's change made just before this one in the same write, or its newest when `before` is
+    not the item that names it (a write that ends a record under one kind and starts it under
+    another, todos/changes.py). Never the larger id: two changes of one write can share a
+    microsecond, and then their ids' random tails decide."""
     now = utc_now()
     names = {record_id, str((before or {}).get("name"))} if kind == "tag" else {record_id}
     undoes = call.undoes[0] if call.undoes is not None and call.undoes[1] in names else None
@@ -62,7 +65,7 @@ def change_op(
         expires=epoch(now + timedelta(days=call.services.deployment.history_days)),
         undoes=undoes,
         members=members,
-        prior=_newest(call.recorded.newest_of(record_id), _head(kind, record_id, before), head),
+        prior=head or call.recorded.newest_of(record_id) or _head(kind, record_id, before),
     )
     ops: list[WriteOp] = []
     if stored is not None:
@@ -80,10 +83,6 @@ def change_op(
         mark = {"undoneBy": item["id"]}
         ops.append(Update(key=change_key(call.principal.user_id, undoes), set=mark, condition=Condition(exists=True)))
     return ops
-
-
-def _newest(*candidates: str | None) -> str | None:
-    return max((ident for ident in candidates if ident), default=None)
 
 
 def _head(kind: str, record_id: str, before: Item | None) -> str | None:

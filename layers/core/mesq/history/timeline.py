@@ -26,7 +26,7 @@ from itertools import groupby
 
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore, Key
-from .records import CHANGE_PREFIX, change_key, record_partition, shifted, started
+from .records import CHANGE_PREFIX, TIME_DIGITS, change_key, record_partition, shifted, started
 from .sessions import LOG_PREFIX, TAIL, log_key
 
 #: Items one timeline query reads.
@@ -127,9 +127,16 @@ def _of_record(item: Item, record_id: str) -> bool:
 def _walked(
     items: ItemStore, user_id: str, record_id: str, head: str, low: str | None, high: str | None
 ) -> Iterator[Item]:
+    """Along the chain from `head`, newest first. A link must name a change of the same record
+    made no later than the one before it (two changes of one write can share a microsecond, so
+    their ids' random tails may sort either way) and not seen yet: a forged or broken chain ends,
+    never loops."""
     ident: object = head
     newer: str | None = None
-    while isinstance(ident, str) and ident and (newer is None or ident < newer):
+    seen: set[str] = set()
+    while isinstance(ident, str) and ident and ident not in seen:
+        if newer is not None and ident[:TIME_DIGITS] > newer[:TIME_DIGITS]:
+            return
         if low is not None and ident < low:
             return
         item = items.get(change_key(user_id, ident))
@@ -137,6 +144,7 @@ def _walked(
             return  # expired, trimmed or forged: the chain ends here
         if high is None or ident < high:
             yield item
+        seen.add(ident)
         newer, ident = ident, item.get("prior")
 
 
