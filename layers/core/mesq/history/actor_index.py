@@ -1,8 +1,9 @@
 """The change records by actor (GSI3, `records.actor_index_keys`), and the backfill that puts
 records written before that index into it.
 
-Every change record written today carries its GSI3 keys in its own Put (the change's own
-transaction). Records written before it carry none: the marker item `U#<user>` / `CHANGEIX#ACTOR`
+Change records written since 2026-12-07 carry no index keys at all (records.py: an actor's are
+read through the session log), and are never given any here. Records written before that carry
+their GSI3 keys in their own Put; records written before GSI3 carry none: the marker item `U#<user>` / `CHANGEIX#ACTOR`
 says every change record of the user has them. `ensure_indexed` (called by the first
 `list_changes {actor}` / `undo_changes {actor}` of a user, at most LAZY_REWRITES record updates
 per request, the history then read the old way, by a pass over the user's changes, until it is
@@ -57,6 +58,8 @@ def _backfill(items: ItemStore, user_id: str, max_rewrites: int | None) -> tuple
     pending: list[Update] = []
     updated = 0
     for item in walk(items, user_partition(user_id), prefix=CHANGE_PREFIX):
+        if "gsi2pk" not in item:
+            continue  # written without index entries (records.py): read by actor through the session log
         keys = actor_index_keys(user_id, item)
         if not keys or all(item.get(name) == value for name, value in keys.items()):
             continue
