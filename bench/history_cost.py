@@ -157,6 +157,34 @@ def _writes(
     return seconds, int(calls), units
 
 
+#: Versions of the memo whose History panel is read, and how many times it is read.
+PANEL_VERSIONS = 100
+PANEL_READS = 5
+
+
+def _panel(client: Any, meter: Meter) -> tuple[float, float]:
+    """(median ms, DynamoDB calls) of the History panel's read of a memo edited PANEL_VERSIONS
+    times (`list_changes {recordId, limit: 100}`, what web/activity/pages.py reads): the record's
+    chain, one read per change, since change records have no index entry."""
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
+
+    items = DynamoDBItemStore(f"bench-panel-{uuid.uuid4().hex[:8]}", client=client)
+    items.create_table_if_missing()
+    call = _caller(items, "bench")
+    memo = call("create_memo", content="v0")["memo"]
+    for number in range(1, PANEL_VERSIONS):
+        memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=f"v{number}")["memo"]
+    seconds: list[float] = []
+    calls_before = meter.calls
+    for _ in range(PANEL_READS):
+        start = time.perf_counter()
+        with meter.counting():
+            found = call("list_changes", recordId=memo["id"], limit=PANEL_VERSIONS)["changes"]
+        seconds.append(time.perf_counter() - start)
+        assert len(found) == PANEL_VERSIONS, len(found)
+    return statistics.median(seconds) * 1000, (meter.calls - calls_before) / PANEL_READS
+
+
 def rows_history_cost() -> list[tuple[str, str, str]]:
     import boto3
 
@@ -183,6 +211,7 @@ def rows_history_cost() -> list[tuple[str, str, str]]:
                     seconds, calls, units = _writes(call, meter, WRITES, long=mode.endswith("notes"))
                 kept = results[mode]
                 results[mode] = (kept[0] + seconds, kept[1] + calls, kept[2] + units)
+        panel_ms, panel_calls = _panel(client, meter)
     count = WRITES * ROUNDS
     ms = {mode: statistics.median(found[0]) * 1000 for mode, found in results.items()}
     wcu = {mode: found[2] / count for mode, found in results.items()}
@@ -196,6 +225,8 @@ def rows_history_cost() -> list[tuple[str, str, str]]:
          f"{ms['with'] / ms['without']:.2f}x the {ms['without']:.1f} ms without history"),
         ("history: write units per write, with", f"{wcu['with']:.2f}",
          f"{wcu['with'] / wcu['without']:.2f}x the {wcu['without']:.2f} WCU without history"),
+        (f"history: a memo's History panel, {PANEL_VERSIONS} versions (DynamoDB Local)", f"{panel_ms:.1f} ms",
+         f"{panel_calls:.0f} DynamoDB calls: one per change along the record's chain"),
         ("history: write units per write with 1 KB notes, with", f"{long_with:.2f}",
          f"{long_with / long_without:.2f}x the {long_without:.2f} WCU without history"),
         ("history: DynamoDB calls per write, with", f"{calls['with']:.2f}",
