@@ -36,11 +36,11 @@ def test_a_purged_memo_takes_its_history_with_it(store: ItemStore) -> None:
     kept = call("create_memo", content="kept")["memo"]
     call("update_memo", id=kept["id"], expectedRevision=1, content="kept, edited")
     trashed = call("delete_memo", id=doomed["id"], expectedRevision=doomed["revision"])["memo"]
-    head = (store.get(memo_key(USER, doomed["id"])) or {})["lastChange"]  # the newest change, heading the chain
-    assert len(history_keys(store, USER, doomed["id"], head)) == 106
+    recent = (store.get(memo_key(USER, doomed["id"])) or {})["recentChanges"]  # the newest changes: its chain's start
+    assert len(history_keys(store, USER, doomed["id"], recent)) == 106
 
     purge_memo(store, USER, doomed["id"], trashed["revision"])
-    assert history_keys(store, USER, doomed["id"], head) == []
+    assert history_keys(store, USER, doomed["id"], recent) == []
     left = changes(store)
     assert {c["record"]["id"] for c in left} == {kept["id"]} and len(left) == 2
     assert "secret" not in str(left)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from mesq.history.records import change_item, change_key, change_put, new_change_id, record_partition
+from mesq.history.records import LINKS, change_item, change_key, change_put, new_change_id, record_partition
 from mesq.kernel.ports.storage import ItemStore, Update
 from mesq.kernel.timestamps import format_timestamp, parse_timestamp
 
@@ -137,13 +137,22 @@ def test_records_written_before_are_merged_into_a_records_history(store: ItemSto
 
 
 def test_a_forged_or_looping_link_ends_the_chain(store: ItemStore) -> None:
+    """A memo of 10 versions is read 8 at a time (its item names the newest 8, the 8th names the
+    2 before it). A link that names another record's change ends the chain there; one that names
+    a change already read (a loop onto itself, a newer one) is passed over: each change once,
+    newest first, and the walk ends."""
     call = caller(store)
-    memo = call("create_memo", content="一")["memo"]
-    memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content="二")["memo"]
+    memo = call("create_memo", content="v0")["memo"]
+    for number in range(1, 10):
+        memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=f"v{number}")["memo"]
     other = call("create_memo", content="别人的")["memo"]
-    by_record = {c["record"]["id"]: c for c in changes(store) if c["action"] == "create"}
-    newest = max((c for c in changes(store) if c["record"]["id"] == memo["id"]), key=lambda c: c["id"])
-    for forged in (newest["id"], by_record[other["id"]]["id"]):  # a loop onto itself, another record's change
-        store.update(Update(key=change_key(USER, newest["id"]), set={"prior": forged}))
+    mine = sorted((c["id"] for c in changes(store) if c["record"]["id"] == memo["id"]), reverse=True)
+    assert [c["id"] for c in call("list_changes", recordId=memo["id"])["changes"]] == mine
+    [elsewhere] = [c["id"] for c in changes(store) if c["record"]["id"] == other["id"]]
+    eighth = mine[LINKS - 1]
+    for forged, expected in ((elsewhere, mine[:LINKS]), (eighth, mine), (mine[0], mine)):
+        store.update(Update(key=change_key(USER, eighth), set={"priors": [forged, *mine[LINKS:]]}))
         listed = call("list_changes", recordId=memo["id"])["changes"]
-        assert [c["id"] for c in listed] == [newest["id"]], forged
+        assert [c["id"] for c in listed] == expected, forged
+    store.update(Update(key=change_key(USER, mine[-1]), set={"priors": [eighth, mine[0]]}))  # the oldest loops back
+    assert [c["id"] for c in call("list_changes", recordId=memo["id"])["changes"]] == mine

@@ -275,7 +275,7 @@ def _items(archive: _Archive, user_id: str, on_chunk: Callable[[bytes], object] 
     """(line number, the archived record, the record as the import writes it or None when it is
     derived) of every line, in order."""
     owner, previous = archive.owner, ""
-    heads: dict[str, str] = {}  # the newest change per record so far (records.chained)
+    heads: dict[str, list[str]] = {}  # the newest changes per record so far (records.chained)
     for number, line in archive.zip.lines(archive.records, LINE_BYTES, on_chunk):
         where = record_line(number)
         item = parse_record(line, number, owner)

@@ -394,21 +394,21 @@ def _change(item: Item, user_id: str) -> Item:
 _CHAINED = (MEMO_PREFIX, *(todo_keys.KIND_PREFIX[kind] for kind in ("space", "column", "task", "inbox", "tag")))
 
 
-def chained(item: Item, heads: dict[str, str]) -> None:
+def chained(item: Item, heads: dict[str, list[str]]) -> None:
     """The history's chains rebuilt from the archive itself, never from links it carries: the
     records come in sort-key order, every change record (in time order) before any record item,
-    so a change links to the change of the same record before it (`prior`), and a record item
-    names its newest change (`lastChange`). `heads` holds the newest change per record so far."""
+    so a change links to the LINKS changes of the same record before it (`priors`, newest first),
+    and a record item names its newest LINKS (`recentChanges`). `heads` holds them per record."""
     sk = str(item["sk"])
     if sk.startswith(history.CHANGE_PREFIX):
         record_id = str(item["record"]["id"])
         if record_id in heads:
-            item["prior"] = heads[record_id]
-        heads[record_id] = str(item["id"])
+            item["priors"] = heads[record_id]
+        heads[record_id] = [str(item["id"]), *heads.get(record_id, [])][: history.LINKS]
     elif sk.startswith(_CHAINED):
         record_id = str(item["name"] if sk.startswith(todo_keys.KIND_PREFIX["tag"]) else item["id"])
         if record_id in heads:
-            item["lastChange"] = heads[record_id]
+            item["recentChanges"] = heads[record_id]
 
 
 _KINDS: tuple[tuple[str, Callable[[Item, str], Item]], ...] = (

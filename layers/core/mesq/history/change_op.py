@@ -11,13 +11,14 @@ so it adds none.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 
 from ..kernel.context import Call
 from ..kernel.ports.storage import Condition, Delete, Item, Update, WriteOp
 from ..kernel.timestamps import format_timestamp, utc_now
 from .actor import actor_of
-from .records import HISTORY_CAP, TRIM_TO, change_item, change_key, change_put, epoch, new_change_id
+from .records import HISTORY_CAP, LINKS, TRIM_TO, change_item, change_key, change_put, epoch, links, new_change_id
 from .sessions import session_of
 from .timeline import record_history
 
@@ -32,20 +33,20 @@ def change_op(
     *,
     stored: Item | None = None,
     room: int = 0,
-    head: str | None = None,
+    earlier: Sequence[str] = (),
 ) -> list[WriteOp]:
     """The change record of one record's change; under an undo, for the record being reverted,
     also the mark on the change it reverts (`undoneBy`), in the same transaction.
 
     `stored`: the record item the write puts; it gets the record's kept history size
-    (`historyBytes`) and the head of its chain (`lastChange`: this change, whose `prior` is the
-    record's newest change before it: `head`, else the newest one this call committed, else the
-    one its item named),
+    (`historyBytes`) and the newest links of its chain (`recentChanges`: this change first, then its
+    `priors`, the record's newest changes before it: `earlier`, then the newest one this call
+    committed, then the ones its item named),
     and when the size would pass HISTORY_CAP, up to `room` of the record's oldest change records
-    are deleted in the same transaction (the change then says `olderDropped`). `head`: the
-    record's change made just before this one in the same write, or its newest when `before` is
-    not the item that names it (a write that ends a record under one kind and starts it under
-    another, todos/changes.py). Never the larger id: two changes of one write can share a
+    are deleted in the same transaction (the change then says `olderDropped`). `earlier`: the
+    record's changes made just before this one in the same write, or its newest when `before` is
+    not the item that names them (a write that ends a record under one kind and starts it under
+    another, todos/changes.py). Never ordered by id: two changes of one write can share a
     microsecond, and then their ids' random tails decide."""
     now = utc_now()
     names = {record_id, str((before or {}).get("name"))} if kind == "tag" else {record_id}
@@ -65,18 +66,18 @@ def change_op(
         expires=epoch(now + timedelta(days=call.services.deployment.history_days)),
         undoes=undoes,
         members=members,
-        prior=head or call.recorded.newest_of(record_id) or _head(kind, record_id, before),
+        priors=_joined(earlier, [call.recorded.newest_of(record_id) or ""], _recent(kind, record_id, before)),
     )
     ops: list[WriteOp] = []
     if stored is not None:
         total = int((before or {}).get("historyBytes", 0)) + int(item["size"])
         if total > HISTORY_CAP:
-            total, drops = _trim(call, record_id, _head(kind, record_id, before), int(item["size"]), room, undoes)
+            total, drops = _trim(call, record_id, _recent(kind, record_id, before), int(item["size"]), room, undoes)
             if drops:
                 item["olderDropped"] = True
                 ops += drops
         stored["historyBytes"] = total
-        stored["lastChange"] = item["id"]
+        stored["recentChanges"] = [item["id"], *item.get("priors", [])][:LINKS]
     ops.insert(0, change_put(item))
     call.recorded.stage(item)  # kept when the write's transaction commits (kernel/recorded.py)
     if undoes is not None:
@@ -85,22 +86,26 @@ def change_op(
     return ops
 
 
-def _head(kind: str, record_id: str, before: Item | None) -> str | None:
-    """The newest change of the record `before` was (a renamed tag's old name heads another
+def _joined(*groups: Sequence[str]) -> list[str]:
+    """The ids of `groups`, newest group first, each once, at most LINKS."""
+    return list(dict.fromkeys(ident for group in groups for ident in group if ident))[:LINKS]
+
+
+def _recent(kind: str, record_id: str, before: Item | None) -> list[str]:
+    """The newest changes of the record `before` was (a renamed tag's old name heads another
     record's chain: the new name's starts afresh, as an account import links it)."""
     if before is None or (kind == "tag" and before.get("name") != record_id):
-        return None
-    head = before.get("lastChange")
-    return head if isinstance(head, str) and head else None
+        return []
+    return links(before.get("recentChanges"))
 
 
 def _trim(
-    call: Call, record_id: str, head: str | None, new_size: int, room: int, keep: str | None
+    call: Call, record_id: str, recent: list[str], new_size: int, room: int, keep: str | None
 ) -> tuple[int, list[WriteOp]]:
     """The record's history recounted (change records the TTL removed no longer count) and
     Deletes of its oldest records down to TRIM_TO, at most `room` of them (the rest go at a
     later write); never `keep`, the change an undo marks in the same transaction."""
-    entries = record_history(call.services.items, call.principal.user_id, record_id, head)
+    entries = record_history(call.services.items, call.principal.user_id, record_id, recent)
     total = new_size + sum(int(entry.get("size", 0)) for entry in entries)
     drops: list[WriteOp] = []
     for entry in entries:  # oldest first

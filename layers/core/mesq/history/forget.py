@@ -1,6 +1,6 @@
 """A permanently deleted record's history, deleted with it (the memo purge and emptying the
-trash, `memos/purge.py`): every change record of the record (its chain from the change its item
-named last, and what the by-record index holds of older ones) goes, so nothing it said survives
+trash, `memos/purge.py`): every change record of the record (its chain from the changes its item
+names last, and what the by-record index holds of older ones) goes, so nothing it said survives
 in the history.
 
 It runs right after the purge's own transaction, 100 deletes per transaction (a history may
@@ -14,14 +14,14 @@ from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Delete, ItemStore, Key
 from .timeline import record_history
 
 
-def history_keys(items: ItemStore, user_id: str, record_id: str, head: str | None) -> list[Key]:
-    """The table keys of every change record kept for one record (`head`: its item's `lastChange`)."""
-    return [(str(entry["pk"]), str(entry["sk"])) for entry in record_history(items, user_id, record_id, head)]
+def history_keys(items: ItemStore, user_id: str, record_id: str, recent: list[str]) -> list[Key]:
+    """The table keys of every change record kept for one record (`recent`: its item's `recentChanges`)."""
+    return [(str(entry["pk"]), str(entry["sk"])) for entry in record_history(items, user_id, record_id, recent)]
 
 
-def forget_record(items: ItemStore, user_id: str, record_id: str, head: str | None) -> int:
+def forget_record(items: ItemStore, user_id: str, record_id: str, recent: list[str]) -> int:
     """Delete the record's history; returns how many change records went."""
-    keys = history_keys(items, user_id, record_id, head)
+    keys = history_keys(items, user_id, record_id, recent)
     for start in range(0, len(keys), MAX_TRANSACTION_OPS):
         items.transact([Delete(key) for key in keys[start : start + MAX_TRANSACTION_OPS]])
     return len(keys)

@@ -6,9 +6,10 @@ more, so the record alone keeps history's cost per write at one item (docs/perfo
 change id starts with the microsecond of the change, so the user's changes sort by time and
 `since` / `until` are sort-key bounds. The other questions are answered without an index
 (history/reads.py):
-- by record: a chain. The record's item keeps the id of its newest change (`lastChange`, beside
-  `historyBytes`) and each change the id of the one before it of the same record (`prior`), both
-  written in the same transaction;
+- by record: a chain. The record's item keeps the ids of its newest LINKS changes
+  (`recentChanges`, newest first, beside `historyBytes`) and each change the ids of the LINKS
+  before it of the same record (`priors`), both written in the same transaction: the History
+  panel reads its changes LINKS at a time;
 - by run or session: their ids start with the microsecond they began (`started`), and the
   session log (history/sessions.py) keeps when each session and run last wrote, so their changes
   are read from the user's timeline between the two;
@@ -62,7 +63,7 @@ _NOT_FIELDS = frozenset(
         "gsi4sk",
         "ttl",
         "revision",
-        "lastChange",
+        "recentChanges",
         "updatedAt",
         "historyBytes",
         "sync",
@@ -86,6 +87,16 @@ _PACKED_FIELDS = ("before", "after", "members")
 
 #: The length of the time prefix of change, run and session ids (epoch microseconds).
 TIME_DIGITS = 17
+#: Change ids a record item (`recentChanges`) and a change (`priors`) keep of the record's chain:
+#: a reader fetches that many changes per round trip (about 270 bytes on each).
+LINKS = 8
+
+
+def links(value: object) -> list[str]:
+    """The change ids a `recentChanges` or `priors` attribute holds (nothing else is followed)."""
+    if not isinstance(value, list):
+        return []
+    return [ident for ident in value[:LINKS] if isinstance(ident, str) and ident]
 
 
 def change_key(user_id: str, change_id: str) -> Key:
@@ -199,12 +210,12 @@ def change_item(
     expires: int,
     undoes: str | None = None,
     members: list[Item] | None = None,
-    prior: str | None = None,
+    priors: list[str] | None = None,
 ) -> Item:
     """One change record. `members`: the other records of the same write when one record per
     record would not fit the transaction (`member(...)` each: a move of a task with its 50
-    subtasks, a batch of 100); they are undone together with the record. `prior`: the record's
-    change before this one (its item's `lastChange`), the link of its chain."""
+    subtasks, a batch of 100); they are undone together with the record. `priors`: the record's
+    changes before this one, newest first (its item's `recentChanges`), the links of its chain."""
     fields = changed_fields(kind, before, after)
     item: Item = {
         "id": change_id,
@@ -220,8 +231,8 @@ def change_item(
         item["undoes"] = undoes
     if members:
         item["members"] = members
-    if prior:
-        item["prior"] = prior
+    if priors:
+        item["priors"] = priors[:LINKS]
     size = _bytes(packed(item))
     if size > MAX_CHANGE_BYTES:
         item["after"], item["afterOmitted"] = {}, True

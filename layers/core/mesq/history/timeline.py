@@ -4,8 +4,9 @@ that records written before (and account imports) still carry, merged newest fir
 
 - The timeline is the user's `CHANGE#` range: ids start with their microsecond, so a time window
   is a sort-key range.
-- A record's chain: the record's item names its newest change (`lastChange`) and each change the
-  one before it of the same record (`prior`). The item is found through the key each domain
+- A record's chain: the record's item names its newest changes (`recentChanges`) and each change
+  the ones before it of the same record (`priors`), LINKS of them: a reader fetches LINKS changes
+  a round trip. The item is found through the key each domain
   registers for its kinds (`register_record_key`: memos/changes.py, todos/changes.py). A link
   must name an older change of the same record, or the walk ends there (a forged link cannot
   loop or wander into another record's history). A record whose item is gone (deleted for good)
@@ -26,7 +27,7 @@ from itertools import groupby
 
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore, Key
-from .records import CHANGE_PREFIX, TIME_DIGITS, change_key, record_partition, shifted, started
+from .records import CHANGE_PREFIX, TIME_DIGITS, change_key, links, record_partition, shifted, started
 from .sessions import LOG_PREFIX, TAIL, log_key
 
 #: Items one timeline query reads.
@@ -99,23 +100,21 @@ def record_changes(
     kinds = [kind] if kind in _RECORD_KEYS else list(_RECORD_KEYS)
     keys = list(dict.fromkeys(_RECORD_KEYS[name](user_id, record_id) for name in kinds if name in _RECORD_KEYS))
     found = items.batch_get(keys) if keys else []
-    heads = sorted({str(item["lastChange"]) for item in found if item.get("lastChange")}, reverse=True)
     streams: list[Iterable[Item]] = [
         newest_first(items, record_partition(user_id, record_id), "gsi2", "", low, high),
     ]
     if found:
-        streams += [_walked(items, user_id, record_id, head, low, high) for head in heads]
+        streams += [_walked(items, user_id, record_id, links(item.get("recentChanges")), low, high) for item in found]
     else:
         streams.append(item for item in between(items, user_id, low, high) if _of_record(item, record_id))
     return merged(streams)
 
 
-def record_history(items: ItemStore, user_id: str, record_id: str, head: str | None) -> list[Item]:
-    """Every kept change of a record whose item names `head` as its newest change, oldest first
-    (a trim's and a purge's reading of it)."""
+def record_history(items: ItemStore, user_id: str, record_id: str, recent: list[str]) -> list[Item]:
+    """Every kept change of a record whose item names `recent` as its newest changes, oldest
+    first (a trim's and a purge's reading of it)."""
     streams: list[Iterable[Item]] = [newest_first(items, record_partition(user_id, record_id), "gsi2", "", None, None)]
-    if head:
-        streams.append(_walked(items, user_id, record_id, head, None, None))
+    streams.append(_walked(items, user_id, record_id, recent, None, None))
     return list(merged(streams))[::-1]
 
 
@@ -125,27 +124,32 @@ def _of_record(item: Item, record_id: str) -> bool:
 
 
 def _walked(
-    items: ItemStore, user_id: str, record_id: str, head: str, low: str | None, high: str | None
+    items: ItemStore, user_id: str, record_id: str, recent: list[str], low: str | None, high: str | None
 ) -> Iterator[Item]:
-    """Along the chain from `head`, newest first. A link must name a change of the same record
-    made no later than the one before it (two changes of one write can share a microsecond, so
-    their ids' random tails may sort either way) and not seen yet: a forged or broken chain ends,
-    never loops."""
-    ident: object = head
-    newer: str | None = None
-    seen: set[str] = set()
-    while isinstance(ident, str) and ident and ident not in seen:
-        if newer is not None and ident[:TIME_DIGITS] > newer[:TIME_DIGITS]:
+    """Along the chain from `recent` (the record item's newest changes), newest first, LINKS
+    changes a round trip: the oldest of each batch names the LINKS before it (`priors`). A link
+    must name a change of the same record made no later than the one before it (two changes of
+    one write can share a microsecond, so their ids' random tails may sort either way) and not
+    seen yet: a forged or broken chain ends, never loops."""
+    frontier, newer, seen = recent, "", set()
+    while frontier:
+        batch = [ident for ident in frontier if ident not in seen]
+        if not batch:
             return
-        if low is not None and ident < low:
-            return
-        item = items.get(change_key(user_id, ident))
-        if item is None or not _of_record(item, record_id):
-            return  # expired, trimmed or forged: the chain ends here
-        if high is None or ident < high:
-            yield item
-        seen.add(ident)
-        newer, ident = ident, item.get("prior")
+        fetched = {str(item["id"]): item for item in items.batch_get([change_key(user_id, i) for i in batch])}
+        for ident in batch:
+            item = fetched.get(ident)
+            if item is None or not _of_record(item, record_id):
+                return  # expired, trimmed or forged: the chain ends here
+            if newer and ident[:TIME_DIGITS] > newer[:TIME_DIGITS]:
+                return
+            if low is not None and ident < low:
+                return
+            if high is None or ident < high:
+                yield item
+            seen.add(ident)
+            newer = ident
+        frontier = links(fetched[batch[-1]].get("priors"))
 
 
 # -- sessions, runs and actors -------------------------------------------------------------------

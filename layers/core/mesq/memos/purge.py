@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..history.forget import forget_record
+from ..history.records import links
 from ..kernel.errors import Conflict, NotFound, RevisionConflict
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
@@ -61,8 +62,7 @@ def purge_memo(items: ItemStore, user_id: str, memo_id: str, expected_revision: 
         raise RevisionConflict(
             "memo %(memo_id)s changed meanwhile; reload the trash and try again", memo_id=quoted(memo_id)
         ) from None
-    head = memo.get("lastChange")
-    forget_record(items, user_id, memo_id, head if isinstance(head, str) else None)
+    forget_record(items, user_id, memo_id, links(memo.get("recentChanges")))
     return {"id": memo_id, "revision": memo["revision"], "orphanedAttachments": len(paths)}
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 from ..history.change_op import change_op
-from ..history.records import action_of, changed_fields, member
+from ..history.records import LINKS, action_of, changed_fields, links, member
 from ..history.timeline import register_record_key
 from ..kernel.context import Call
 from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Delete, Item, Key, Put, WriteOp
@@ -71,36 +71,37 @@ def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[W
             room = MAX_TRANSACTION_OPS - _RESERVED - len(ops) - len(changes) - (len(written) - index)
             packed = members.get(ident)
             made = change_op(
-                call, kind, ident, before, after, packed, stored=stored, room=max(0, room), head=heads.get(ident)
+                call, kind, ident, before, after, packed, stored=stored, room=max(0, room), earlier=heads.get(ident, ())
             )
             changes += made
-            heads[ident] = _change_id(made)
+            heads[ident] = _newest_links(made)
             items.setdefault(ident, []).extend([stored] if stored is not None else [])
-        for ident, stored_items in items.items():  # each record's item names its newest change
+        for ident, stored_items in items.items():  # each record's item names its newest changes
             for stored in stored_items:
-                stored["lastChange"] = heads[ident]
+                stored["recentChanges"] = heads[ident]
         return changes
     (kind, ident, before, after, stored), *rest = everything
     return change_op(call, kind, ident, before, after, [member(*entry[:4]) for entry in rest], stored=stored)
 
 
-def _change_id(made: list[WriteOp]) -> str:
-    """The id of the change record `change_op` put first among its ops."""
+def _newest_links(made: list[WriteOp]) -> list[str]:
+    """The record's newest changes after `change_op`'s: its change record (put first among its
+    ops) and the ones that record links to."""
     first = made[0]
     assert isinstance(first, Put)
-    return str(first.item["id"])
+    return [str(first.item["id"]), *links(first.item.get("priors"))][:LINKS]
 
 
-def _heads(written: list[Written]) -> dict[str, str]:
-    """The newest change each record's items named before this write, by record id: a record
+def _heads(written: list[Written]) -> dict[str, list[str]]:
+    """The newest changes each record's items named before this write, by record id: a record
     written under two kinds at once (an inbox item moved to the board: removed as an inbox item,
     created as a task) goes on with one chain, each of its changes in this write linked to the
-    one before (history/change_op.py)."""
-    heads: dict[str, str] = {}
+    ones before (history/change_op.py)."""
+    heads: dict[str, list[str]] = {}
     for kind, ident, before, _after, _stored in written:
-        named = (before or {}).get("lastChange")
-        if isinstance(named, str) and (kind != "tag" or (before or {}).get("name") == ident):
-            heads[ident] = max(heads.get(ident, ""), named)
+        named = links((before or {}).get("recentChanges"))
+        if named and (kind != "tag" or (before or {}).get("name") == ident) and named[0] > heads.get(ident, [""])[0]:
+            heads[ident] = named
     return heads
 
 
