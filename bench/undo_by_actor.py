@@ -61,7 +61,8 @@ def seed(items: Any, user_id: str, count: int) -> None:
         moment = start + step * number
         batch.append(change_put(change_item(
             user_id=user_id, change_id=new_change_id(moment), at=moment.isoformat(), actor=OTHER,
-            run_id=f"run-{number // 10}", operation="update_memo", kind="memo", record_id=f"m{number % 5000}",
+            run_id=f"run-{number // 10}", session_id=f"session-{number // 100}", operation="update_memo",
+            kind="memo", record_id=f"m{number % 5000}",
             before={"content": "a", "revision": 1}, after={"content": "b", "revision": 2},
             expires=int((moment + timedelta(days=90)).timestamp()),
         )))  # fmt: skip
