@@ -28,6 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "layers" / "core"))
 
+from tests.history_off import history_off  # noqa: E402  (the writes without their change records)
+
 WRITES = 60
 ROUNDS = 3
 _WRITE_CALLS = {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
@@ -74,21 +76,6 @@ class Meter:
             yield
         finally:
             self._client._make_api_call = real  # type: ignore[method-assign]
-
-
-@contextmanager
-def history_off() -> Iterator[None]:
-    """The write paths without their change records (the names the writes imported)."""
-    import mesq.memos.changes as memo_changes
-    import mesq.todos.writes as todo_writes
-
-    saved = memo_changes.change_op, todo_writes.todo_changes
-    memo_changes.change_op = lambda *_args, **_kw: []  # type: ignore[assignment]
-    todo_writes.todo_changes = lambda *_args, **_kw: []  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        memo_changes.change_op, todo_writes.todo_changes = saved
 
 
 def _caller(items: Any, user_id: str) -> Callable[..., dict[str, Any]]:

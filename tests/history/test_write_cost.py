@@ -23,6 +23,7 @@ from mesq.history.records import LINKS, change_item, change_key, change_put, new
 from mesq.kernel.ports.storage import ItemStore, Update
 from mesq.kernel.timestamps import format_timestamp, parse_timestamp
 
+from ..history_off import history_off
 from .test_atomicity import USER, caller, changes
 
 _WRITES = {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
@@ -49,21 +50,6 @@ def metered(store: Any) -> Iterator[list[float]]:
         yield units
     finally:
         del client._make_api_call
-
-
-@contextmanager
-def history_off() -> Iterator[None]:
-    """The write paths without their change records (as bench/history_cost.py measures them)."""
-    import mesq.memos.changes as memo_changes
-    import mesq.todos.writes as todo_writes
-
-    saved = memo_changes.change_op, todo_writes.todo_changes
-    memo_changes.change_op = lambda *_args, **_kw: []  # type: ignore[assignment]
-    todo_writes.todo_changes = lambda *_args, **_kw: []  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        memo_changes.change_op, todo_writes.todo_changes = saved
 
 
 def _mixed_writes(store: ItemStore) -> float:
