@@ -352,3 +352,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         for mark in sorted(lane_marks(item) - {marker.name for marker in item.iter_markers()}):
             item.add_marker(getattr(pytest.mark, mark))
+
+
+@pytest.hookimpl(trylast=True)  # after the item's own teardown: its fixtures close their pages first
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After a module's last test (in this process), close the Chromium its pages shared
+    (tests/web/chromium.py); a module that opened none imports nothing here."""
+    if nextitem is not None and nextitem.path == item.path:
+        return
+    chromium = sys.modules.get("tests.web.chromium")
+    if chromium is not None:
+        chromium.close_shared_chromium()

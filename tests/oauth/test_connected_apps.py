@@ -10,6 +10,7 @@ are never touched."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -39,14 +40,27 @@ PASSWORD = "correct horse battery"
 CLAUDE_CALLBACK = "https://claude.ai/api/mcp/auth_callback"
 
 
-@pytest.fixture
-def server(tmp_path) -> Iterator[LiveServer]:
-    live = start_server(tmp_path / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"})
-    for name in ("bob", "carol"):
-        created = live.cli("user", "create", name, "--password-stdin", stdin=PASSWORD + "\n")
-        assert created.returncode == 0, created.stderr
+#: The number of each test's own pair of people (the module's tests share one server).
+_PEOPLE = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One server for the module (in each xdist worker): each test signs in as people of its own."""
+    live = start_server(tmp_path_factory.mktemp("connected-apps") / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"})
     yield live
     stop_server(live)
+
+
+@pytest.fixture
+def people(server: LiveServer) -> tuple[str, str]:
+    """The usernames of the test's own two accounts (bob's and carol's) on the module's server."""
+    number = next(_PEOPLE)
+    names = (f"bob{number}", f"carol{number}")
+    for name in names:
+        created = server.cli("user", "create", name, "--password-stdin", stdin=PASSWORD + "\n")
+        assert created.returncode == 0, created.stderr
+    return names
 
 
 def _sdk_connects(base_url: str, browser: Browser) -> str:
@@ -92,9 +106,9 @@ def _rows(page: str) -> list[str]:
     return re.findall(r'<tr data-grant-id="[^"]+">.*?</tr>', page, flags=re.S)
 
 
-def test_an_app_that_registered_again_is_one_row_and_one_disconnect(server):
+def test_an_app_that_registered_again_is_one_row_and_one_disconnect(server, people):
     base = server.base_url
-    bob, carol = Browser(base, "bob", PASSWORD), Browser(base, "carol", PASSWORD)
+    bob, carol = Browser(base, people[0], PASSWORD), Browser(base, people[1], PASSWORD)
     try:
         reconnections = [_sdk_connects(base, bob) for _ in range(3)]
         borrowed = _raw_connects(base, bob, "SDK Agent", "https://elsewhere.example/callback")
@@ -189,12 +203,12 @@ def test_grouping_and_disconnecting_on_either_store(any_store_flow: Flow):  # no
 @pytest.mark.parametrize(
     ("locale", "many", "returns"), [("zh-CN", "3 个连接", "回调到"), ("en-US", "3 connections", "returns to")]
 )
-def test_the_settings_page_in_chromium(server, tmp_path, locale, many, returns):
+def test_the_settings_page_in_chromium(server, people, tmp_path, locale, many, returns):
     """The rows as a person sees them, on a phone and a desktop in both languages: one row for the
     app that registered three times, saying so, and the namesake apart, named by its host; the
     page never scrolls sideways; disconnecting the row ends all three connections."""
     base = server.base_url
-    bob = Browser(base, "bob", PASSWORD)
+    bob = Browser(base, people[0], PASSWORD)
     try:
         tokens = [_raw_connects(base, bob, "Claude 助手", CLAUDE_CALLBACK) for _ in range(3)]
         namesake = _raw_connects(base, bob, "Claude 助手", "https://claude-ai.example/oauth/callback")
@@ -202,7 +216,7 @@ def test_the_settings_page_in_chromium(server, tmp_path, locale, many, returns):
         bob.close()
     with chromium_page(locale=locale) as page:
         page.goto(base + "/login")
-        page.fill("input[name=username]", "bob")
+        page.fill("input[name=username]", people[0])
         page.fill("input[name=password]", PASSWORD)
         page.click("button[type=submit]")
         page.goto(base + "/settings/apps")

@@ -5,6 +5,7 @@ with a scope error the person could not place."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -23,13 +24,25 @@ CALLBACK = "https://agent.example/oauth/callback"
 EVERYTHING = "memo:read memo:write todo:read todo:write reading:read"
 
 
-@pytest.fixture
-def server(tmp_path) -> Iterator[LiveServer]:
-    live = start_server(tmp_path / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"})
-    created = live.cli("user", "create", "bob", "--password-stdin", stdin=PASSWORD + "\n")
-    assert created.returncode == 0, created.stderr
+#: The number of each test's own person (the module's tests share one server).
+_PEOPLE = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One server for the module (in each xdist worker): each test signs in as a person of its own."""
+    live = start_server(tmp_path_factory.mktemp("no-scope") / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"})
     yield live
     stop_server(live)
+
+
+@pytest.fixture
+def person(server: LiveServer) -> str:
+    """The username of the test's own account on the module's server."""
+    name = f"bob{next(_PEOPLE)}"
+    created = server.cli("user", "create", name, "--password-stdin", stdin=PASSWORD + "\n")
+    assert created.returncode == 0, created.stderr
+    return name
 
 
 def _authorize_url(base: str, path: str = "/mcp") -> tuple[str, str, Pkce]:
@@ -59,12 +72,12 @@ def _call(base: str, token: str, tool: str, arguments: dict[str, object]) -> dic
     return reply
 
 
-def test_no_scope_asked_offers_writes_and_the_agent_can_write(server):
+def test_no_scope_asked_offers_writes_and_the_agent_can_write(server, person):
     """Raw HTTP through `mesq serve`: the consent page lists all five scopes ticked and says why;
     approving as shown gives a token that writes."""
     base = server.base_url
     url, client_id, pkce = _authorize_url(base)
-    bob = Browser(base, "bob", PASSWORD)
+    bob = Browser(base, person, PASSWORD)
     try:
         consent = bob.http.get(url).headers["location"]
         page = bob._follow(consent)
@@ -79,11 +92,11 @@ def test_no_scope_asked_offers_writes_and_the_agent_can_write(server):
     assert "error" not in created and not created["result"]["isError"], created  # type: ignore[index]
 
 
-def test_the_person_unticks_and_the_answer_is_checked(server):
+def test_the_person_unticks_and_the_answer_is_checked(server, person):
     """A plain form post (no script) with memo:write unticked grants the rest; unticking every box
     or every read is a clear 400, the request still waiting; a scope that was not offered is refused."""
     base = server.base_url
-    bob = Browser(base, "bob", PASSWORD)
+    bob = Browser(base, person, PASSWORD)
     try:
         url, client_id, pkce = _authorize_url(base, "/mcp/x/todo")
         consent = bob.http.get(url).headers["location"]
@@ -111,13 +124,13 @@ def test_the_person_unticks_and_the_answer_is_checked(server):
 @pytest.mark.parametrize(
     ("locale", "hint"), [("zh-CN", "没有说明它需要哪些权限"), ("en-US", "did not say what it needs")]
 )
-def test_unticking_write_on_the_consent_page_in_chromium(server, tmp_path, locale, hint):
+def test_unticking_write_on_the_consent_page_in_chromium(server, person, tmp_path, locale, hint):
     base = server.base_url
     url, client_id, pkce = _authorize_url(base)
     with chromium_page(locale=locale) as page:
         page.route(CALLBACK + "*", lambda route: route.fulfill(status=200, body="ok", content_type="text/plain"))
         page.goto(url)
-        page.fill("input[name=username]", "bob")
+        page.fill("input[name=username]", person)
         page.fill("input[name=password]", PASSWORD)
         page.click("button[type=submit]")
         expect(page.locator("#consent-scope-hint")).to_contain_text(hint)

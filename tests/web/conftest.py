@@ -78,6 +78,16 @@ def server(tmp_path: Path) -> Iterator[LiveServer]:
     stop_server(live)
 
 
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One real `mesq serve` for a whole test module (in each xdist worker that runs its tests),
+    for modules whose tests each sign in as an account of their own: a server start is ~1.2
+    CPU-seconds and seconds of waiting, and the first AI search on it loads the model again."""
+    live = start_server(tmp_path_factory.mktemp("module-server") / "live")
+    yield live
+    stop_server(live)
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()

@@ -317,24 +317,20 @@ def _consent_url(server: LiveServer) -> str:
     return server.base_url + "/oauth/authorize?" + urlencode(query)
 
 
-def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, tmp_path: Path) -> None:
-    base, routes = server.base_url, page_routes()
-    audit = Audit(page, axe_source)
-
-    # Signed out, before the first account (the set-up page), then every route as a stranger sees it.
-    for path in ["/setup", *routes, "/no/such/page"]:
-        audit.visit(base + fill(path, None), expect_ok=False)
+def _set_up_admin(server: LiveServer, page: Any) -> None:
+    """The first account through the set-up page (it lands on the timeline)."""
+    base = server.base_url
     page.goto(base + "/setup")
     page.fill("input[name=username]", "admin")
     page.fill("input[name=password]", PASSWORD)
     page.fill("input[name=confirm]", PASSWORD)
     page.click("button[type=submit]")
     playwright_sync.expect(page).to_have_url(base + "/")
-    seeds = _seed(server, page, tmp_path)
 
-    # Signed in: every page, its parameters filled from the seeded records.
-    audit.checked.clear()
-    _visit_signed_in(server, audit, routes, seeds)
+
+def _states(server: LiveServer, page: Any, audit: Audit) -> None:
+    """The signed-in pages in the states a person brings about: chips, menus, refusals, toasts."""
+    base = server.base_url
     audit.visit(base + "/reading/search?q=" + "财政", expect_ok=True)
     # The board with the quick-add chips shown (issue 30).
     page.goto(base + "/todos")
@@ -375,21 +371,49 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
     page.locator("#site-menu-button").click()
     _check_showing(page, audit, "/todos/today with the header's menu open", "header.menu-open", 1)
     audit.visit(base + "/no/such/page", expect_ok=False)
-    # The same pages in Chinese, axe again on each (issue 30: every page in both languages and both
-    # themes; with $MESQ_SCREENSHOTS their zh pictures too); then back to the browser's language.
-    _choose_language(server, page, "zh")
-    audit.language = "zh"
-    audit.checked.clear()
-    _visit_signed_in(server, audit, routes, seeds)
-    _choose_language(server, page, "")
-    audit.language = "en"
 
-    # Signed out again, with an account: the sign-in page and the set-up page that is gone.
-    page.goto(base + "/reading")
-    page.locator("header").get_by_role("button", name=re.compile("^Sign out")).click()
+
+#: The sweep in three parts, each on its own server and account, so that xdist's workers share
+#: it (it was one test of ~125 s at the end of `make test`, which set the run's wall time):
+#: signed out (before and after the first account) then the signed-in pages' states; every
+#: signed-in page in English; every signed-in page in Chinese. Each part keeps its checks.
+SWEEP_PARTS = ("signed-out-and-states", "en", "zh")
+
+
+@pytest.mark.parametrize("part", SWEEP_PARTS)
+def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, tmp_path: Path, part: str) -> None:
+    base, routes = server.base_url, page_routes()
+    audit = Audit(page, axe_source)
+
+    if part == "signed-out-and-states":
+        # Signed out, before the first account (the set-up page), then every route as a stranger sees it.
+        for path in ["/setup", *routes, "/no/such/page"]:
+            audit.visit(base + fill(path, None), expect_ok=False)
+    _set_up_admin(server, page)
+    seeds = _seed(server, page, tmp_path)
     audit.checked.clear()
-    for path in ("/login", "/setup"):
-        audit.visit(base + path, expect_ok=False)
+
+    if part == "signed-out-and-states":
+        _states(server, page, audit)
+    elif part == "en":
+        # Signed in: every page, its parameters filled from the seeded records.
+        _visit_signed_in(server, audit, routes, seeds)
+    else:
+        # The same pages in Chinese, axe again on each (issue 30: every page in both languages and
+        # both themes; with $MESQ_SCREENSHOTS their zh pictures too); then back to the browser's language.
+        _choose_language(server, page, "zh")
+        audit.language = "zh"
+        _visit_signed_in(server, audit, routes, seeds)
+        _choose_language(server, page, "")
+        audit.language = "en"
+
+    if part != "en":
+        # Signed out again, with an account: the sign-in page and the set-up page that is gone.
+        page.goto(base + "/reading")
+        page.locator("header").get_by_role("button", name=re.compile("^Sign out")).click()
+        audit.checked.clear()
+        for path in ("/login", "/setup"):
+            audit.visit(base + path, expect_ok=False)
 
     assert "/reading/books/{book_id}" in routes and "/settings/tokens/{token_id}/revoke" in routes
     assert audit.problems == [], "axe found serious/critical violations:\n" + "\n".join(audit.problems)

@@ -6,6 +6,7 @@ the "Filters" button. At 390 and 1280 px."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -24,17 +25,28 @@ USER = "ada"
 MEMOS = 32
 
 
+#: The number of each test's own user (the module's tests share one server).
+_USERS = itertools.count(1)
+
+
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own."""
+    return module_server
+
+
 @pytest.fixture(params=SIZES, ids=lambda size: f"{size[0]}px")
 def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Client]]:
     """A Chromium page signed in as a fresh user (at each size), a REST client with the user's
     memo and todo token, and no script error nor CSP violation on any page."""
     width, height = request.param
-    account = server.account(USER, scopes="memo:read,memo:write,todo:read,todo:write")
+    username = f"{USER}{next(_USERS)}"
+    account = server.account(username, scopes="memo:read,memo:write,todo:read,todo:write")
     problems: list[str] = []
     with chromium_page(viewport={"width": width, "height": height}) as page:
         page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
         page.on("pageerror", lambda error: problems.append(str(error)))
-        with on_the_timeline(page, server, USER, account.token) as rest:
+        with on_the_timeline(page, server, username, account.token) as rest:
             yield page, rest
     assert problems == []
 

@@ -30,18 +30,25 @@ MEMO = (
 )
 
 
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own."""
+    return module_server
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
 def test_chinese_markdown_on_the_card_and_in_the_preview(
     server: LiveServer, size: tuple[int, int], shots: Path
 ) -> None:
     width, height = size
-    account = server.account(USER, scopes="memo:read,memo:write")
+    username = f"{USER}{width}"
+    account = server.account(username, scopes="memo:read,memo:write")
     headers = {"Authorization": f"Bearer {account.token}"}
     with (
         chromium_page(viewport={"width": width, "height": height}, locale="zh-CN") as page,
         httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest,
     ):
-        sign_in_page(page, server.base_url, USER)
+        sign_in_page(page, server.base_url, username)
         memo = rest.post("/api/toolkit/memo", json={"content": MEMO}).json()["data"]["memo"]
         page.reload()
 

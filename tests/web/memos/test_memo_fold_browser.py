@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
+import pytest
 from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
@@ -23,15 +24,20 @@ from ..todos.test_todos_browser import PROBLEMS, sign_in_page
 
 expect = playwright_sync.expect
 __all__ = ["shots"]  # the fixture
-USER = "fold"
 LONG = "读书笔记[^1]：\n\n" + "\n\n".join(f"第{n}段：今天读了很多很多页，记下这一段想法。" for n in range(1, 41))
 LONG += "\n\n[^1]: 出自《三体》第三章"
 SHORT = "短笔记 #日常\n两行而已"
 WORDS = {"zh-CN": ("展开", "收起"), "en-US": ("Show more", "Show less")}
 
 
-def _memos(server: LiveServer) -> tuple[dict[str, Any], dict[str, Any]]:
-    account = server.account(USER, scopes="memo:read,memo:write")
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own."""
+    return module_server
+
+
+def _memos(server: LiveServer, username: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    account = server.account(username, scopes="memo:read,memo:write")
     with httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {account.token}"}) as rest:
         made = [rest.post("/api/toolkit/memo", json={"content": text}).json()["data"]["memo"] for text in (LONG, SHORT)]
     return made[0], made[1]
@@ -42,11 +48,11 @@ def _height(body: Any) -> tuple[int, int]:
 
 
 def test_a_long_memo_folds_in_the_timeline_and_unfolds_in_place(server: LiveServer, shots: Path) -> None:
-    long, short = _memos(server)
+    long, short = _memos(server, "fold")
     for locale, (more, less) in WORDS.items():
         for width, height in SIZES:
             with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
-                sign_in_page(page, server.base_url, USER)
+                sign_in_page(page, server.base_url, "fold")
                 card = page.locator(f"#memo-{long['id']}")
                 body, button = card.locator(".memo-body"), card.locator("button.memo-fold")
                 where = f"{locale} at {width}px"
@@ -86,9 +92,9 @@ def test_a_long_memo_folds_in_the_timeline_and_unfolds_in_place(server: LiveServ
 def test_a_search_match_past_the_fold_shows_the_memo_open(server: LiveServer) -> None:
     """An exact-text search whose match lies in the folded part: the memo is shown open with its
     match, "Show less" offered; a match in the first lines leaves it folded."""
-    long, _short = _memos(server)
+    long, _short = _memos(server, "fold-search")
     with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, locale="zh-CN") as page:
-        sign_in_page(page, server.base_url, USER)
+        sign_in_page(page, server.base_url, "fold-search")
         button = page.locator(f"#memo-{long['id']} button.memo-fold")
         page.goto(server.base_url + "/?q=" + "第39段")
         expect(page.locator(f"#memo-{long['id']} mark")).to_have_text("第39段")
@@ -100,13 +106,13 @@ def test_a_search_match_past_the_fold_shows_the_memo_open(server: LiveServer) ->
 
 
 def test_the_timeline_with_a_folded_memo_passes_axe(server: LiveServer) -> None:
-    long, _short = _memos(server)
+    long, _short = _memos(server, "fold-axe")
     source = (_node_tools().ensure_npm_packages(_node_tools().AXE_PACKAGES) / "axe-core" / "axe.min.js").read_text()
     for locale, (more, _less) in WORDS.items():
         with chromium_page(
             viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale=locale, bypass_csp=True
         ) as page:
-            sign_in_page(page, server.base_url, USER)
+            sign_in_page(page, server.base_url, "fold-axe")
             audit = Audit(page, source)
             button = page.locator(f"#memo-{long['id']} button.memo-fold")
             expect(button).to_have_text(more)

@@ -6,6 +6,7 @@ two tabs resolved both ways without losing text; stored XSS rendering inert. Scr
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,10 +26,11 @@ __all__ = ["shots"]  # the fixture, shared with test_layout.py
 expect = playwright_sync.expect
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    """`mesq serve` without an embedding model: AI search answers from BM25 alone (degraded)."""
-    live = start_server(tmp_path / "live", {"MESQ_SEARCH_PROVIDER": "none"})
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """`mesq serve` without an embedding model: AI search answers from BM25 alone (degraded).
+    One for the module (in each xdist worker): each test writes as an account of its own."""
+    live = start_server(tmp_path_factory.mktemp("memos-browser") / "live", {"MESQ_SEARCH_PROVIDER": "none"})
     yield live
     stop_server(live)
 
@@ -39,20 +41,23 @@ def page(server: LiveServer) -> Iterator[Any]:
         yield opened
 
 
-def _set_up(server: LiveServer, page: Any, *, script: bool = True) -> httpx.Client:
-    """The first account through /setup (it lands on the timeline) and a REST client for checks."""
+#: The names `_set_up` gives the module's accounts, one a test (they share the module's server).
+_WRITERS = itertools.count(1)
+
+
+def _set_up(server: LiveServer, page: Any, *, script: bool = True, username: str | None = None) -> httpx.Client:
+    """An account of the test's own, signed in through /login (it lands on the timeline), and a
+    REST client for checks."""
     base = server.base_url
-    page.goto(base + "/")
-    page.fill("input[name=username]", "admin")
+    account = server.account(username or f"writer{next(_WRITERS)}", scopes="memo:read,memo:write")
+    page.goto(base + "/login")
+    page.fill("input[name=username]", account.username)
     page.fill("input[name=password]", PASSWORD)
-    page.fill("input[name=confirm]", PASSWORD)
     page.click("button[type=submit]")
     expect(page).to_have_url(base + "/")
     if script:
         expect(page.locator("#memos-app")).to_have_attribute("data-zone", "Asia/Shanghai")  # the script's cookie
-    made = server.cli("token", "create", "admin", "--name", "checks", "--scopes", "memo:read,memo:write")
-    token = made.stdout.strip().splitlines()[-1]
-    return httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    return httpx.Client(base_url=base, headers={"Authorization": f"Bearer {account.token}"}, timeout=10)
 
 
 def _card(page: Any, text: str) -> Any:
@@ -182,8 +187,8 @@ def test_a_zone_the_user_set_is_not_fetched_again_in_the_browsers(server: LiveSe
     page is counted in their zone, which the browser's cannot change, so the script must not fetch
     and swap the whole timeline in again on every visit (it did: a second GET each load, which
     replaced an editor or a menu opened meanwhile)."""
-    rest = _set_up(server, page)
-    assert server.cli("user", "set-timezone", "admin", "Pacific/Kiritimati").returncode == 0
+    rest = _set_up(server, page, username="kiritimati")
+    assert server.cli("user", "set-timezone", "kiritimati", "Pacific/Kiritimati").returncode == 0
     rest.post("/api/toolkit/memo", json={"content": "counted in Kiritimati"})
     again: list[str] = []
     page.on("request", lambda request: again.append(request.url) if request.headers.get("hx-request") else None)

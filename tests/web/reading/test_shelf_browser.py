@@ -24,6 +24,12 @@ from ..shelf_seed import many_notes_shelf, sample_shelf, write_export
 
 
 @pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test imports its shelf for an account of its own."""
+    return module_server
+
+
+@pytest.fixture
 def page() -> Iterator[Any]:
     with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}) as opened:
         yield opened

@@ -27,6 +27,12 @@ TOKEN_NAME = {"zh-CN": "日历应用", "en-US": "Calendar app"}
 PROPFIND = '<D:propfind xmlns:D="DAV:"><D:prop><D:displayname/></D:prop></D:propfind>'
 
 
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own."""
+    return module_server
+
+
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 def test_the_calendar_page_connects_a_caldav_app(server: LiveServer, tmp_path: Path, locale: str) -> None:
     username = "phone" + locale[:2]

@@ -20,12 +20,18 @@ ZONE = ZoneInfo("Asia/Shanghai")
 LABELS = {"zh-CN": "完成：吃维生素", "en-US": "Complete: 吃维生素"}
 
 
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own."""
+    return module_server
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
 @pytest.mark.parametrize("locale", sorted(LABELS))
 def test_ticking_a_missed_daily_task_on_the_overdue_page(
     server: LiveServer, size: tuple[int, int], locale: str
 ) -> None:
-    account = server.account("ada", scopes="todo:read,todo:write")
+    account = server.account(f"ada-{locale.lower()}-{size[0]}", scopes="todo:read,todo:write")
     today = datetime.now(UTC).astimezone(ZONE).date()
     headers = {"Authorization": f"Bearer {account.token}"}
     with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
@@ -36,7 +42,7 @@ def test_ticking_a_missed_daily_task_on_the_overdue_page(
         task_id = made.json()["data"]["task"]["id"]
         viewport = {"width": size[0], "height": size[1]}
         with chromium_page(viewport=viewport, locale=locale, timezone_id="Asia/Shanghai") as page:
-            sign_in_page(page, server.base_url, "ada", "/todos")
+            sign_in_page(page, server.base_url, account.username, "/todos")
             page.goto(server.base_url + "/todos/overdue")
             button = page.get_by_role("button", name=LABELS[locale])
             playwright_sync.expect(button).to_be_visible()

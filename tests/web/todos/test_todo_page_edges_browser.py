@@ -21,6 +21,12 @@ SUBTASKS = {"zh-CN": "子任务", "en-US": "Subtasks"}
 TICK = {"zh-CN": "标记完成：装箱 1", "en-US": "Mark done: 装箱 1"}
 
 
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own."""
+    return module_server
+
+
 def _fits(page: object, width: int) -> None:
     scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")  # type: ignore[attr-defined]
     assert scroll_width <= inner_width, f"scrolls sideways at {width}px: {scroll_width} > {inner_width}"
@@ -28,7 +34,7 @@ def _fits(page: object, width: int) -> None:
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_an_inbox_item_whose_subtasks_notes_pass_the_budget_opens(server: LiveServer, locale: str) -> None:
-    account = server.account("ada", scopes="todo:read,todo:write")
+    account = server.account(f"inbox-{locale.lower()}", scopes="todo:read,todo:write")
     headers = {"Authorization": f"Bearer {account.token}"}
     with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
         made = rest.post("/api/toolkit/todo/inbox", json={"title": "搬家清单", "notes": "先联系搬家公司"})
@@ -45,7 +51,7 @@ def test_an_inbox_item_whose_subtasks_notes_pass_the_budget_opens(server: LiveSe
         assert read.json()["error"]["code"] == "RESPONSE_TOO_LARGE"
         for width, height in SIZES:
             with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
-                sign_in_page(page, server.base_url, "ada", "/todos")
+                sign_in_page(page, server.base_url, account.username, "/todos")
                 answer = page.goto(f"{server.base_url}/todos/inbox/{item['id']}")
                 assert answer is not None and answer.status == 200, page.inner_text("main")
                 expect(page.locator("#item-heading")).to_have_text("搬家清单")
@@ -72,7 +78,7 @@ GONE = {
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_an_old_link_to_a_renamed_or_deleted_space_opens_a_board(server: LiveServer, locale: str) -> None:
-    account = server.account("ada", scopes="todo:read,todo:write")
+    account = server.account(f"old-link-{locale.lower()}", scopes="todo:read,todo:write")
     headers = {"Authorization": f"Bearer {account.token}"}
     with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
         space = rest.post("/api/toolkit/todo/spaces", json={"name": "Chores", "slug": "chores"}).json()["data"]["space"]
@@ -85,7 +91,7 @@ def test_an_old_link_to_a_renamed_or_deleted_space_opens_a_board(server: LiveSer
         assert gone.status_code == 200, gone.text
     for width, height in SIZES:
         with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
-            sign_in_page(page, server.base_url, "ada", "/todos")
+            sign_in_page(page, server.base_url, account.username, "/todos")
             answer = page.goto(f"{server.base_url}/todos?space=chores")
             assert answer is not None and answer.status == 200
             expect(page.locator(".flash")).to_have_text(RENAMED[locale])
@@ -105,7 +111,7 @@ MOVE = {"zh-CN": "移动", "en-US": "Move"}
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_a_task_moves_to_another_space_from_its_page_with_its_subtasks(server: LiveServer, locale: str) -> None:
-    account = server.account("ada", scopes="todo:read,todo:write")
+    account = server.account(f"move-{locale.lower()}", scopes="todo:read,todo:write")
     headers = {"Authorization": f"Bearer {account.token}"}
     with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
         made = rest.post("/api/toolkit/todo/spaces", json={"name": "家务", "columns": ["本周", "以后"]})
@@ -118,7 +124,7 @@ def test_a_task_moves_to_another_space_from_its_page_with_its_subtasks(server: L
                 added = rest.post(f"/api/toolkit/todo/tasks/{task['id']}/subtasks", json={"title": title})
                 assert added.status_code < 300, added.text
             with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
-                sign_in_page(page, server.base_url, "ada", "/todos")
+                sign_in_page(page, server.base_url, account.username, "/todos")
                 page.goto(f"{server.base_url}/todos/tasks/{task['id']}")
                 _fits(page, width)
                 page.select_option("#move-column", later["id"])
@@ -139,7 +145,7 @@ def test_a_task_moves_to_another_space_from_its_page_with_its_subtasks(server: L
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_a_task_whose_subtasks_notes_pass_the_budget_opens(server: LiveServer, locale: str) -> None:
-    account = server.account("ada", scopes="todo:read,todo:write")
+    account = server.account(f"task-{locale.lower()}", scopes="todo:read,todo:write")
     headers = {"Authorization": f"Bearer {account.token}"}
     with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
         task = rest.post("/api/toolkit/todo/tasks", json={"title": "搬家"}).json()["data"]["task"]
@@ -149,7 +155,7 @@ def test_a_task_whose_subtasks_notes_pass_the_budget_opens(server: LiveServer, l
         assert rest.get(f"/api/toolkit/todo/tasks/{task['id']}").json()["error"]["code"] == "RESPONSE_TOO_LARGE"
     for width, height in SIZES:
         with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
-            sign_in_page(page, server.base_url, "ada", "/todos")
+            sign_in_page(page, server.base_url, account.username, "/todos")
             answer = page.goto(f"{server.base_url}/todos/tasks/{task['id']}")
             assert answer is not None and answer.status == 200, page.inner_text("main")
             expect(page.locator("#task-heading")).to_have_text("搬家")

@@ -19,6 +19,12 @@ from .test_todos_browser import add_task, column, fits, signed_in  # noqa: F401 
 expect = playwright_sync.expect
 
 
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own."""
+    return module_server
+
+
 def open_menu(page: Any, name: str) -> Any:
     """A column's menu, opened; the locator of its forms."""
     page.get_by_label(f"Edit column {name}").click()
