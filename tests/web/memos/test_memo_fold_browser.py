@@ -129,11 +129,11 @@ def test_find_in_page_reaches_the_folded_part_and_the_memo_says_it_is_open(serve
     (`#:~:text=`) runs the same find-in-page reveal as Ctrl+F. Before, the folded part was only
     clipped, and stayed folded: the find scrolled the clipped text inside the card, "展开" still
     offered."""
-    long, _short = _memos(server)
+    long, _short = _memos(server, "fold-find")
     for locale, (_more, less) in WORDS.items():
         for width, height in SIZES:
             with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
-                sign_in_page(page, server.base_url, USER)
+                sign_in_page(page, server.base_url, "fold-find")
                 card = page.locator(f"#memo-{long['id']}")
                 body, button = card.locator(".memo-body"), card.locator("button.memo-fold")
                 words = card.locator("p", has_text="第39段")
@@ -154,12 +154,12 @@ def test_find_in_the_clipped_end_of_one_long_paragraph_unfolds_the_memo(server: 
     """A memo of one long paragraph (common in Chinese, written without breaks) cannot be cut
     between blocks: the find reaches its clipped end, the card unfolds and the match stays in view.
     Before, the find scrolled the clipped paragraph inside the folded card, "展开" still offered."""
-    account = server.account(USER, scopes="memo:read,memo:write")
+    account = server.account("fold-clipped", scopes="memo:read,memo:write")
     text = "一整段：" + "今天读了很多页，想到很多事情，" * 80 + "最后一句在折叠之下。"
     with httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {account.token}"}) as rest:
         memo = rest.post("/api/toolkit/memo", json={"content": text}).json()["data"]["memo"]
     with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, locale="zh-CN") as page:
-        sign_in_page(page, server.base_url, USER)
+        sign_in_page(page, server.base_url, "fold-clipped")
         card = page.locator(f"#memo-{memo['id']}")
         button = card.locator("button.memo-fold")
         expect(button).to_have_attribute("aria-expanded", "false")
@@ -183,9 +183,9 @@ def test_find_in_the_clipped_end_of_one_long_paragraph_unfolds_the_memo(server: 
 def test_without_script_a_long_memo_reads_whole(server: LiveServer) -> None:
     """The fold and its hidden part are the script's: without it the memo shows whole, with no
     button and nothing hidden, in the page as served."""
-    long, _short = _memos(server)
+    long, _short = _memos(server, "fold-noscript")
     with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, java_script_enabled=False) as page:
-        sign_in_page(page, server.base_url, USER)
+        sign_in_page(page, server.base_url, "fold-noscript")
         card = page.locator(f"#memo-{long['id']}")
         expect(card.locator("p", has_text="第39段")).to_be_visible()
         expect(card.locator(".footnotes li")).to_be_visible()
