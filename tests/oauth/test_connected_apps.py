@@ -255,21 +255,21 @@ def _fits(page, width: int) -> None:  # type: ignore[no-untyped-def]
     assert scroll_width <= inner_width, f"{width}px scrolls sideways: {scroll_width} > {inner_width}"
 
 
-def _sign_in(page, base: str) -> None:  # type: ignore[no-untyped-def]
+def _sign_in(page, base: str, username: str) -> None:  # type: ignore[no-untyped-def]
     page.goto(base + "/login")
-    page.fill("input[name=username]", "bob")
+    page.fill("input[name=username]", username)
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")
 
 
 @pytest.mark.parametrize(("locale", "by"), [("zh-CN", "由 Claude 助手"), ("en-US", "by Claude 助手")])
-def test_a_rows_activity_is_every_connections_in_chromium(server, tmp_path, locale, by):
+def test_a_rows_activity_is_every_connections_in_chromium(server, people, tmp_path, locale, by):
     """The app wrote on one device, reconnected (a new registration, a second connection) and wrote
     there, then wrote on the first device again: the row's last session is the first device's
     newest one (not the session of the connection used last), and its activity link shows what
     both connections did, by the app's name, on a phone and a desktop."""
     base = server.base_url
-    bob = Browser(base, "bob", PASSWORD)
+    bob = Browser(base, people[0], PASSWORD)
     try:
         scope = "memo:read memo:write"
         first = _raw_connects(base, bob, "Claude 助手", CLAUDE_CALLBACK, scope)
@@ -280,7 +280,7 @@ def test_a_rows_activity_is_every_connections_in_chromium(server, tmp_path, loca
     finally:
         bob.close()
     with chromium_page(locale=locale) as page:
-        _sign_in(page, base)
+        _sign_in(page, base, people[0])
         for width, height in ((390, 844), (1280, 800)):
             page.set_viewport_size({"width": width, "height": height})
             page.goto(base + "/settings/apps")
