@@ -7,6 +7,7 @@ with a memo folded and unfolded. Before, a long memo took the whole screen."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -43,50 +44,65 @@ def _memos(server: LiveServer, username: str) -> tuple[dict[str, Any], dict[str,
     return made[0], made[1]
 
 
+def _looks(server: LiveServer, username: str, memo: dict[str, Any]) -> Iterator[tuple[Any, ...]]:
+    """The timeline signed in as `username` in each language at each width: (locale, the fold
+    button's two labels, the viewport, the page, `memo`'s card, its body, its fold button)."""
+    for locale, labels in WORDS.items():
+        for width, height in SIZES:
+            with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
+                sign_in_page(page, server.base_url, username)
+                card = page.locator(f"#memo-{memo['id']}")
+                yield (
+                    locale,
+                    labels,
+                    (width, height),
+                    page,
+                    card,
+                    card.locator(".memo-body"),
+                    card.locator("button.memo-fold"),
+                )
+
+
 def _height(body: Any) -> tuple[int, int]:
     return body.evaluate("e => [e.clientHeight, e.scrollHeight]")  # type: ignore[no-any-return]
 
 
 def test_a_long_memo_folds_in_the_timeline_and_unfolds_in_place(server: LiveServer, shots: Path) -> None:
     long, short = _memos(server, "fold")
-    for locale, (more, less) in WORDS.items():
-        for width, height in SIZES:
-            with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
-                sign_in_page(page, server.base_url, "fold")
-                card = page.locator(f"#memo-{long['id']}")
-                body, button = card.locator(".memo-body"), card.locator("button.memo-fold")
-                where = f"{locale} at {width}px"
-                expect(button).to_be_visible()
-                expect(button).to_have_text(more)
-                expect(button).to_have_attribute("aria-expanded", "false")
-                shown, whole = _height(body)
-                assert shown < whole / 2 and shown < height, (where, shown, whole)
-                expect(page.locator(f"#memo-{short['id']} button.memo-fold")).to_be_hidden()
-                assert _height(page.locator(f"#memo-{short['id']} .memo-body"))[0] > 0
-                card.screenshot(path=str(shots / f"memos-folded-{locale}-{width}.png"))
+    for look in _looks(server, "fold", long):
+        locale, (more, less), (width, height), page, card, body, button = look
+        where = f"{locale} at {width}px"
+        expect(button).to_be_visible()
+        expect(button).to_have_text(more)
+        expect(button).to_have_attribute("aria-expanded", "false")
+        shown, whole = _height(body)
+        assert shown < whole / 2 and shown < height, (where, shown, whole)
+        expect(page.locator(f"#memo-{short['id']} button.memo-fold")).to_be_hidden()
+        assert _height(page.locator(f"#memo-{short['id']} .memo-body"))[0] > 0
+        card.screenshot(path=str(shots / f"memos-folded-{locale}-{width}.png"))
 
-                # By keyboard: Enter unfolds, Space folds again; no reload in between.
-                page.evaluate("window.notReloaded = true")
-                button.focus()
-                page.keyboard.press("Enter")
-                expect(button).to_have_text(less)
-                expect(button).to_have_attribute("aria-expanded", "true")
-                shown, whole = _height(body)
-                assert shown == whole, (where, shown, whole)
-                page.keyboard.press("Space")
-                expect(button).to_have_text(more)
-                assert _height(body)[0] < whole / 2, where
-                assert page.evaluate("window.notReloaded") is True
+        # By keyboard: Enter unfolds, Space folds again; no reload in between.
+        page.evaluate("window.notReloaded = true")
+        button.focus()
+        page.keyboard.press("Enter")
+        expect(button).to_have_text(less)
+        expect(button).to_have_attribute("aria-expanded", "true")
+        shown, whole = _height(body)
+        assert shown == whole, (where, shown, whole)
+        page.keyboard.press("Space")
+        expect(button).to_have_text(more)
+        assert _height(body)[0] < whole / 2, where
+        assert page.evaluate("window.notReloaded") is True
 
-                # The footnote's link at the top leads into the folded part: it unfolds there.
-                card.locator("sup.footnote-ref a").click()
-                expect(button).to_have_attribute("aria-expanded", "true")
-                expect(card.locator(".footnotes li")).to_be_in_viewport()
-                card.locator(".footnotes").screenshot(path=str(shots / f"memos-footnotes-{locale}-{width}.png"))
-                assert page.evaluate("window.notReloaded") is True
-                scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-                assert scroll_width <= inner_width, (where, scroll_width, inner_width)
-                assert PROBLEMS[page] == [], (where, PROBLEMS[page])
+        # The footnote's link at the top leads into the folded part: it unfolds there.
+        card.locator("sup.footnote-ref a").click()
+        expect(button).to_have_attribute("aria-expanded", "true")
+        expect(card.locator(".footnotes li")).to_be_in_viewport()
+        card.locator(".footnotes").screenshot(path=str(shots / f"memos-footnotes-{locale}-{width}.png"))
+        assert page.evaluate("window.notReloaded") is True
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width, (where, scroll_width, inner_width)
+        assert PROBLEMS[page] == [], (where, PROBLEMS[page])
 
 
 def test_a_search_match_past_the_fold_shows_the_memo_open(server: LiveServer) -> None:
@@ -130,24 +146,20 @@ def test_find_in_page_reaches_the_folded_part_and_the_memo_says_it_is_open(serve
     clipped, and stayed folded: the find scrolled the clipped text inside the card, "展开" still
     offered."""
     long, _short = _memos(server, "fold-find")
-    for locale, (_more, less) in WORDS.items():
-        for width, height in SIZES:
-            with chromium_page(viewport={"width": width, "height": height}, locale=locale) as page:
-                sign_in_page(page, server.base_url, "fold-find")
-                card = page.locator(f"#memo-{long['id']}")
-                body, button = card.locator(".memo-body"), card.locator("button.memo-fold")
-                words = card.locator("p", has_text="第39段")
-                expect(button).to_have_attribute("aria-expanded", "false")
-                expect(words).to_be_hidden()  # the folded part is hidden (until found), not only clipped
-                page.goto("about:blank")  # then the page loads anew, as from a link holding the fragment
-                page.goto(server.base_url + "/#:~:text=" + quote("第39段：今天读了"))
-                expect(button).to_have_text(less)
-                expect(button).to_have_attribute("aria-expanded", "true")
-                expect(words).to_be_visible()
-                expect(words).to_be_in_viewport()
-                shown, whole = _height(body)
-                assert shown == whole, (locale, width, shown, whole)
-                assert PROBLEMS[page] == [], (locale, width, PROBLEMS[page])
+    for look in _looks(server, "fold-find", long):
+        locale, (_more, less), (width, _height_px), page, card, body, button = look
+        words = card.locator("p", has_text="第39段")
+        expect(button).to_have_attribute("aria-expanded", "false")
+        expect(words).to_be_hidden()  # the folded part is hidden (until found), not only clipped
+        page.goto("about:blank")  # then the page loads anew, as from a link holding the fragment
+        page.goto(server.base_url + "/#:~:text=" + quote("第39段：今天读了"))
+        expect(button).to_have_text(less)
+        expect(button).to_have_attribute("aria-expanded", "true")
+        expect(words).to_be_visible()
+        expect(words).to_be_in_viewport()
+        shown, whole = _height(body)
+        assert shown == whole, (locale, width, shown, whole)
+        assert PROBLEMS[page] == [], (locale, width, PROBLEMS[page])
 
 
 def test_find_in_the_clipped_end_of_one_long_paragraph_unfolds_the_memo(server: LiveServer) -> None:
