@@ -23,7 +23,7 @@ from mesq.history.records import (
     new_change_id,
     record_partition,
     run_partition,
-    session_index_keys,
+    session_partition,
 )
 from mesq.kernel.context import Principal
 from mesq.kernel.ports.storage import Item, ItemStore, Key, QueryPage
@@ -88,7 +88,8 @@ def legacy_index_keys(user_id: str, change: Item) -> dict[str, str]:
     return {
         "gsi1pk": run_partition(user_id, change["runId"]), "gsi1sk": change["id"],
         "gsi2pk": record_partition(user_id, change["record"]["id"]), "gsi2sk": change["id"],
-        **actor_index_keys(user_id, change), **session_index_keys(user_id, change),
+        "gsi4pk": session_partition(user_id, change["sessionId"]), "gsi4sk": change["id"],
+        **actor_index_keys(user_id, change),
     }  # fmt: skip
 
 

@@ -66,13 +66,13 @@ def change_op(
         expires=epoch(now + timedelta(days=call.services.deployment.history_days)),
         undoes=undoes,
         members=members,
-        priors=_joined(earlier, [call.recorded.newest_of(record_id) or ""], _recent(kind, record_id, before)),
+        priors=_joined(earlier, [call.recorded.newest_of(record_id) or ""], recent_changes(kind, record_id, before)),
     )
     ops: list[WriteOp] = []
     if stored is not None:
         total = int((before or {}).get("historyBytes", 0)) + int(item["size"])
         if total > HISTORY_CAP:
-            total, drops = _trim(call, record_id, _recent(kind, record_id, before), int(item["size"]), room, undoes)
+            total, drops = _trim(call, record_id, links(item.get("priors")), int(item["size"]), room, undoes)
             if drops:
                 item["olderDropped"] = True
                 ops += drops
@@ -91,7 +91,7 @@ def _joined(*groups: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(ident for group in groups for ident in group if ident))[:LINKS]
 
 
-def _recent(kind: str, record_id: str, before: Item | None) -> list[str]:
+def recent_changes(kind: str, record_id: str, before: Item | None) -> list[str]:
     """The newest changes of the record `before` was (a renamed tag's old name heads another
     record's chain: the new name's starts afresh, as an account import links it)."""
     if before is None or (kind == "tag" and before.get("name") != record_id):
@@ -100,12 +100,12 @@ def _recent(kind: str, record_id: str, before: Item | None) -> list[str]:
 
 
 def _trim(
-    call: Call, record_id: str, recent: list[str], new_size: int, room: int, keep: str | None
+    call: Call, record_id: str, priors: list[str], new_size: int, room: int, keep: str | None
 ) -> tuple[int, list[WriteOp]]:
     """The record's history recounted (change records the TTL removed no longer count) and
     Deletes of its oldest records down to TRIM_TO, at most `room` of them (the rest go at a
     later write); never `keep`, the change an undo marks in the same transaction."""
-    entries = record_history(call.services.items, call.principal.user_id, record_id, recent)
+    entries = record_history(call.services.items, call.principal.user_id, record_id, priors)
     total = new_size + sum(int(entry.get("size", 0)) for entry in entries)
     drops: list[WriteOp] = []
     for entry in entries:  # oldest first

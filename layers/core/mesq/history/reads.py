@@ -215,13 +215,14 @@ def changes(
 
 
 def _by_actor(call: Call, actor: str, low: str | None, high: str | None) -> Iterator[Item]:
-    """The timeline within the actor's sessions (the log's, and the one its pointer names now);
-    `matcher` keeps the actor's own changes."""
+    """The actor's changes within its sessions' windows of the timeline (the log's, and the one
+    its pointer names now); other actors' changes in those windows are left out here, since
+    `require_known_actor` reads this without `matcher`."""
     items, user_id = call.services.items, call.principal.user_id
     pointer = items.get(pointer_key(user_id, actor))
     current = None if pointer is None else str(pointer.get("sessionId", ""))
-    spans = actor_windows(items, user_id, bare_credential(actor), current)
     credential = bare_credential(actor)
+    spans = actor_windows(items, user_id, credential, current)
     return (
         item
         for item in actor_changes(items, user_id, spans, low, high)

@@ -14,9 +14,10 @@ change id starts with the microsecond of the change, so the user's changes sort 
   session log (history/sessions.py) keeps when each session and run last wrote, so their changes
   are read from the user's timeline between the two;
 - by actor: the actor's sessions in the log, then the same timeline reads.
-Records written before this carry index keys (records.py's `*_partition` functions name them:
-gsi1 by run, gsi2 by record, gsi3 by actor, gsi4 by session), and an account import still gives
-its change records those keys; the readers merge what those indexes hold with the above.
+Records written before this carry index keys (the `*_partition` functions below name them: gsi1
+by run, gsi2 by record, gsi3 by actor, gsi4 by session); the readers merge what those indexes
+hold with the above. An account import gives its change records none (archive/records.py links
+their chains).
 
 `before` and `after` hold only the fields that changed (a field missing from `before` did not
 exist then), plus the revisions around the change; `ttl` expires the record after the
@@ -131,14 +132,6 @@ def actor_index_keys(user_id: str, change: Item) -> dict[str, str]:
 
 def session_partition(user_id: str, session_id: str) -> str:
     return f"{user_partition(user_id)}#SESSION#{session_id}"
-
-
-def session_index_keys(user_id: str, change: Item) -> dict[str, str]:
-    """GSI4's keys of a change record (one written before sessions has none)."""
-    session_id = change.get("sessionId")
-    if not isinstance(session_id, str) or not session_id:
-        return {}
-    return {"gsi4pk": session_partition(user_id, session_id), "gsi4sk": str(change["id"])}
 
 
 def time_prefix(moment: datetime) -> str:

@@ -8,8 +8,9 @@ that records written before (and account imports) still carry, merged newest fir
   the ones before it of the same record (`priors`), LINKS of them: a reader fetches LINKS changes
   a round trip. The item is found through the key each domain
   registers for its kinds (`register_record_key`: memos/changes.py, todos/changes.py). A link
-  must name an older change of the same record, or the walk ends there (a forged link cannot
-  loop or wander into another record's history). A record whose item is gone (deleted for good)
+  must name a change of the same record, made no later than the one before it: one that names
+  another record's change or a later one ends the walk, one already read is passed over (a forged
+  link cannot loop or wander into another record's history). A record whose item is gone (deleted for good)
   has no chain: its changes are read from the timeline.
 - A session's or run's window: from the microsecond its id starts with to its `lastAt` in the
   session log + sessions.TAIL (a run that is no session of its own, one call's writes: its start
@@ -42,10 +43,6 @@ _RECORD_KEYS: dict[str, KeyOf] = {}
 def register_record_key(kind: str, key_of: KeyOf) -> None:
     """Where a record of `kind` keeps its item (the head of its chain)."""
     _RECORD_KEYS[kind] = key_of
-
-
-def registered_kinds() -> frozenset[str]:
-    return frozenset(_RECORD_KEYS)
 
 
 def newest_first(
@@ -185,12 +182,15 @@ def actor_windows(items: ItemStore, user_id: str, actor: str, current: str | Non
     joined where they overlap: its logged sessions and runs, and `current`, the session its
     pointer names (in case its log was never set)."""
     spans: list[tuple[str, str]] = []
+    logged: set[str] = set()
     for entry in newest_first(items, user_partition(user_id), None, LOG_PREFIX, None, None):
-        begin = started(str(entry.get("sessionId", "")))
+        session_id = str(entry.get("sessionId", ""))
+        begin = started(session_id)
         if begin is None or entry.get("actor") != actor:
             continue
         spans.append((begin, _end(begin, entry.get("lastAt"))))
-    if current is not None and (begin := started(current)) is not None:
+        logged.add(session_id)
+    if current is not None and current not in logged and (begin := started(current)) is not None:
         spans.append((begin, window_end(items, user_id, current, begin)))
     joined: list[tuple[str, str]] = []
     for begin, end in sorted(spans, reverse=True, key=lambda span: span[1]):

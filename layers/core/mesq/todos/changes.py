@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from ..history.change_op import change_op
+from ..history.change_op import change_op, recent_changes
 from ..history.records import LINKS, action_of, changed_fields, links, member
 from ..history.timeline import register_record_key
 from ..kernel.context import Call
@@ -99,8 +99,8 @@ def _heads(written: list[Written]) -> dict[str, list[str]]:
     ones before (history/change_op.py)."""
     heads: dict[str, list[str]] = {}
     for kind, ident, before, _after, _stored in written:
-        named = links((before or {}).get("recentChanges"))
-        if named and (kind != "tag" or (before or {}).get("name") == ident) and named[0] > heads.get(ident, [""])[0]:
+        named = recent_changes(kind, ident, before)
+        if named and named[0] > heads.get(ident, [""])[0]:
             heads[ident] = named
     return heads
 

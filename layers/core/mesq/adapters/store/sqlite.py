@@ -181,16 +181,18 @@ class SQLiteItemStore:
         clauses = [f"{pk_col} = ?", f"{sk_col} IS NOT NULL", _LIVE]
         params: list[Any] = [partition, clock()]
         if prefix is not None:
-            # substr comparison instead of LIKE: sort keys may contain % and _. The range beside it
-            # (the prefix up to the prefix with its last character's successor, exact in UTF-8's
-            # byte order) lets SQLite read the index's range instead of the whole partition.
-            clauses.append(f"substr({sk_col}, 1, ?) = ?")
-            params += [len(prefix), prefix]
+            # A range, the prefix up to the prefix with its last character's successor (exact in
+            # UTF-8's byte order, which SQLite compares), so SQLite reads the index's range, not the
+            # whole partition. Without a successor (empty, or ending in U+10FFFF): substr, not LIKE
+            # (sort keys may contain % and _).
             if prefix and ord(prefix[-1]) < 0x10FFFF:
                 following = ord(prefix[-1]) + 1
                 following = 0xE000 if 0xD800 <= following <= 0xDFFF else following  # past the surrogates
                 clauses.append(f"{sk_col} >= ? AND {sk_col} < ?")
                 params += [prefix, prefix[:-1] + chr(following)]
+            else:
+                clauses.append(f"substr({sk_col}, 1, ?) = ?")
+                params += [len(prefix), prefix]
         if start is not None:
             clauses.append(f"{sk_col} >= ?")
             params.append(start)
