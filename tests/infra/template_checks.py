@@ -8,7 +8,15 @@ from typing import Any
 from packaging.requirements import Requirement
 
 from mesq.kernel.spec import load_spec
-from tests.infra.template_tools import REPO, allows, functions, http_routes, role_grants, schedules, transformed
+from tests.infra.template_tools import (
+    REPO,
+    allows,
+    functions,
+    http_routes,
+    role_grants,
+    schedules,
+    transformed_permissions,
+)
 
 #: Routes outside the OpenAPI document: (METHOD, path) -> the function that serves them.
 FIXED_ROUTES = {
@@ -159,7 +167,7 @@ def schedule_problems(template: dict[str, Any]) -> list[str]:
 
 
 def permission_problems(template: dict[str, Any]) -> list[str]:
-    cfn = transformed(template)
+    cfn = transformed_permissions(template)
     problems = []
     for function, needed in PERMISSIONS.items():
         grants, _ = role_grants(cfn, function)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.infra.template_tools import functions, load_template, role_grants, transformed
+from tests.infra.template_tools import functions, load_template, role_grants, transformed_permissions
 
 #: Actions allowed on "*", each because the action has no resource type to name.
 STAR_ACTIONS = {
@@ -89,7 +89,7 @@ def template() -> dict[str, Any]:
 
 
 def test_no_policy_grants_star_resources_beyond_the_listed_exceptions(template):
-    assert star_problems(transformed(template), template) == []
+    assert star_problems(transformed_permissions(template), template) == []
 
 
 def test_a_star_resource_is_caught(template):
@@ -98,7 +98,7 @@ def test_a_star_resource_is_caught(template):
         {"Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
     )
     copy_["Resources"]["SchedulerFunction"]["Properties"]["Policies"].append({"DynamoDBCrudPolicy": {"TableName": "*"}})
-    problems = star_problems(transformed(copy_), copy_)
+    problems = star_problems(transformed_permissions(copy_), copy_)
     assert any(p.startswith("ApiFunction: s3:GetObject on *") for p in problems), problems
     assert any(p.startswith("SchedulerFunction") for p in problems), problems
 
@@ -106,7 +106,7 @@ def test_a_star_resource_is_caught(template):
 def test_an_unlisted_managed_policy_is_caught(template):
     copy_ = copy.deepcopy(template)
     copy_["Resources"]["ApiFunction"]["Properties"]["Policies"].append("AmazonS3ReadOnlyAccess")
-    problems = star_problems(transformed(copy_), copy_)
+    problems = star_problems(transformed_permissions(copy_), copy_)
     assert any("unexpected AWS-managed policy" in p for p in problems), problems
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from mesq.kernel.spec import load_spec
 from mesq.store.table import table_definition
 from tests.infra.template_checks import function_url_problems
-from tests.infra.template_tools import REPO, http_routes, load_template, transformed
+from tests.infra.template_tools import IAM_TYPES, REPO, http_routes, load_template, transformed, transformed_permissions
 
 
 def test_sam_transform_then_cfn_lint(tmp_path: Path, monkeypatch):
@@ -25,6 +25,10 @@ def test_sam_transform_then_cfn_lint(tmp_path: Path, monkeypatch):
     assert lint.returncode == 0, lint.stdout + lint.stderr
     assert any(r["Type"] == "AWS::ApiGatewayV2::Api" for r in result["Resources"].values())
     assert function_url_problems(result) == []  # CalDAV's public URL on its alias, invokable
+    # The IAM checks read a transform without the routes (template_tools.transformed_permissions).
+    permissions = transformed_permissions(load_template())["Resources"]
+    iam = {logical_id: r for logical_id, r in result["Resources"].items() if r["Type"] in IAM_TYPES}
+    assert iam and iam == {logical_id: r for logical_id, r in permissions.items() if r["Type"] in IAM_TYPES}
 
 
 def test_every_operation_has_a_route_and_a_function():
