@@ -3,7 +3,9 @@ an in-process client of the local app, and a real `mesq serve` subprocess."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import os
 import re
 import signal
@@ -134,15 +136,38 @@ class LiveServer:
     def cli(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         return run_cli(*args, "--data-dir", str(self.data_dir), stdin=stdin)
 
+    def cli_here(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        """`cli` run by the CLI's `main` in this process: the same parser, settings (from this
+        process's environment, as a child's would be) and commands, without a new interpreter."""
+        from mesq.runtime.cli.main import main
+
+        argv = [*args, "--data-dir", str(self.data_dir)]
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with _CLI_STDIN, contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            saved, sys.stdin = sys.stdin, io.StringIO(stdin)
+            try:
+                status = main(argv)
+            finally:
+                sys.stdin = saved
+        return subprocess.CompletedProcess(argv, status, stdout.getvalue(), stderr.getvalue())
+
     def account(self, username: str, scopes: str = ALL_MEMO) -> Account:
-        created = self.cli("user", "create", username, "--password-stdin", stdin="correct horse battery\n")
+        """A user and a token of it, made by `mesq user create` and `mesq token create` (their
+        `main`, in this process: as two commands they start two interpreters, ~0.6 s idle and
+        1-3 s on a busy worker, for each of the suite's few hundred accounts; the CLI's own tests
+        run it as a command)."""
+        created = self.cli_here("user", "create", username, "--password-stdin", stdin="correct horse battery\n")
         assert created.returncode == 0, created.stderr
         user_id = re.search(r"\((\w+)\)", created.stdout)
-        made = self.cli("token", "create", username, "--name", "e2e", "--scopes", scopes)
+        made = self.cli_here("token", "create", username, "--name", "e2e", "--scopes", scopes)
         assert made.returncode == 0, made.stderr
         return Account(
             user_id=user_id.group(1) if user_id else "", username=username, token=made.stdout.strip().splitlines()[-1]
         )
+
+
+#: `LiveServer.cli_here` swaps the process's stdin: one caller at a time.
+_CLI_STDIN = threading.Lock()
 
 
 def run_cli(
