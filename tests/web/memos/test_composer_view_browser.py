@@ -5,6 +5,7 @@ when the view lists it, and a short notice says so when it does not. With script
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
@@ -20,6 +21,15 @@ from .sign_in import on_the_timeline
 
 expect = playwright_sync.expect
 USER = "ada"
+#: The number of each test's own user (the module's tests share one server).
+_USERS = itertools.count(1)
+
+
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own."""
+    return module_server
+
 
 #: The notice for a memo saved outside the view, and the page's own words for the checks.
 WORDS = {
@@ -38,7 +48,8 @@ RUNS = [("zh-CN", True, SIZES[0]), ("en-US", True, SIZES[1]), ("zh-CN", False, S
 )
 def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Client, str]]:
     locale, script, (width, height) = request.param
-    account = server.account(USER, scopes="memo:read,memo:write")
+    username = f"{USER}{next(_USERS)}"
+    account = server.account(username, scopes="memo:read,memo:write")
     problems: list[str] = []
     with chromium_page(
         locale=locale, java_script_enabled=script, viewport={"width": width, "height": height},
@@ -48,7 +59,7 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
         page.on("pageerror", lambda error: problems.append(str(error)))
         # The browser's zone as memos.js sets it, so the day views are the same with and without script.
         page.context.add_cookies([{"name": "mesq_tz", "value": "Asia/Shanghai", "url": server.base_url}])
-        with on_the_timeline(page, server, USER, account.token) as rest:
+        with on_the_timeline(page, server, username, account.token) as rest:
             yield page, rest, locale
     assert problems == []
 

@@ -5,6 +5,7 @@ rules), and Escape never throws an edited text away without asking, in the page'
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +22,15 @@ from .test_memos_browser import COMPOSING_KEY
 
 expect = playwright_sync.expect
 USER = "ada"
+#: The number of each test's own user (the module's tests share one server).
+_USERS = itertools.count(1)
+
+
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own."""
+    return module_server
+
 
 WORDS = {
     "zh-CN": {
@@ -40,7 +50,8 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
     """A Chromium page signed in (in the run's language and size), a REST client for the checks;
     no script error, and never a dialog of the browser's own."""
     locale, (width, height) = request.param
-    account = server.account(USER, scopes="memo:read,memo:write")
+    username = f"{USER}{next(_USERS)}"
+    account = server.account(username, scopes="memo:read,memo:write")
     problems: list[str] = []
     with chromium_page(locale=locale, viewport={"width": width, "height": height}) as page:
         # (A 409 merge prompt is an answer the page expects; Chromium logs its status all the same.)
@@ -48,7 +59,7 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
                 and not message.text.startswith("Failed to load resource") else None)  # fmt: skip
         page.on("pageerror", lambda error: problems.append(str(error)))
         page.on("dialog", lambda dialog: (problems.append(f"browser dialog: {dialog.message}"), dialog.dismiss()))
-        with on_the_timeline(page, server, USER, account.token) as rest:
+        with on_the_timeline(page, server, username, account.token) as rest:
             yield page, rest, WORDS[locale]
     assert problems == []
 

@@ -6,6 +6,7 @@ composer's own Save (its submit loads the next page). In Chinese at 390 px, in E
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +21,16 @@ from .sign_in import EDITOR, on_the_timeline, open_editor
 
 expect = playwright_sync.expect
 USER = "ada"
+#: The number of each test's own user (the module's tests share one server).
+_USERS = itertools.count(1)
+
+
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own."""
+    return module_server
+
+
 WORDS = {
     "zh-CN": {"edit": "编辑", "cancel": "取消", "save": "保存"},
     "en-US": {"edit": "Edit", "cancel": "Cancel", "save": "Save"},
@@ -32,7 +43,8 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
     """A Chromium page on the timeline and the list of the browser dialogs it raised (each
     dismissed: the person stays); no script error."""
     locale, (width, height) = request.param
-    account = server.account(USER, scopes="memo:read,memo:write")
+    username = f"{USER}{next(_USERS)}"
+    account = server.account(username, scopes="memo:read,memo:write")
     problems: list[str] = []
     asked: list[str] = []
     with chromium_page(locale=locale, viewport={"width": width, "height": height}) as page:
@@ -40,7 +52,7 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
                 and not message.text.startswith("Failed to load resource") else None)  # fmt: skip
         page.on("pageerror", lambda error: problems.append(str(error)))
         page.on("dialog", lambda dialog: (asked.append(dialog.type), dialog.dismiss()))
-        with on_the_timeline(page, server, USER, account.token) as rest:
+        with on_the_timeline(page, server, username, account.token) as rest:
             yield page, rest, WORDS[locale], asked
     assert problems == []
 
