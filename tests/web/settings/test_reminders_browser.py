@@ -5,6 +5,7 @@ retries is shown as failing, with its error."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -17,7 +18,7 @@ from playwright import sync_api as playwright_sync
 
 from tests.reminders.receiver import Receiver
 
-from ...conftest import LiveServer, start_server, stop_server
+from ...conftest import Account, LiveServer, start_server, stop_server
 from ..chromium import chromium_page
 from ..kit.test_browser import PASSWORD
 
@@ -40,11 +41,16 @@ SHOWN = """tag => navigator.serviceWorker.getRegistration('/settings/').then(r =
   .then(list => list.length ? {title: list[0].title, body: list[0].body, lang: list[0].lang} : null)"""
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
+#: The number of each test's own account (the module's tests share one server).
+_USERS = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One server for the module's tests, each signed in as an account of its own."""
     env = {"MESQ_SEARCH_PROVIDER": "none", "MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK": "true",
            "MESQ_REMINDER_TICK_SECONDS": "1"}  # fmt: skip
-    live = start_server(tmp_path / "live", env)
+    live = start_server(tmp_path_factory.mktemp("reminders-browser") / "live", env)
     yield live
     stop_server(live)
 
@@ -56,20 +62,20 @@ def failing() -> Iterator[Receiver]:
     receiver.stop()
 
 
-def _sign_up(page: Any, base: str) -> None:
-    page.goto(base + "/")
-    page.fill("input[name=username]", "admin")
+def _sign_in(page: Any, server: LiveServer) -> Account:
+    """A new account of this test's, signed in on `page` through the login form."""
+    account = server.account(f"admin{next(_USERS)}", scopes="todo:read,todo:write")
+    page.goto(server.base_url + "/login")
+    page.fill("input[name=username]", account.username)
     page.fill("input[name=password]", PASSWORD)
-    page.fill("input[name=confirm]", PASSWORD)
     page.click("button[type=submit]")
-    expect(page).to_have_url(base + "/")
+    expect(page).to_have_url(server.base_url + "/")
+    return account
 
 
-def _agent(server: LiveServer) -> httpx.Client:
-    made = server.cli("token", "create", "admin", "--name", "agent", "--scopes", "todo:read,todo:write")
-    assert made.returncode == 0, made.stderr
-    token = made.stdout.strip().splitlines()[-1]
-    return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+def _agent(server: LiveServer, account: Account) -> httpx.Client:
+    headers = {"Authorization": f"Bearer {account.token}"}
+    return httpx.Client(base_url=server.base_url, headers=headers, timeout=10)
 
 
 def test_the_page_registers_the_worker_and_subscribes_with_the_instances_vapid_key(
@@ -79,7 +85,7 @@ def test_the_page_registers_the_worker_and_subscribes_with_the_instances_vapid_k
     with chromium_page(viewport={"width": 1280, "height": 900}, permissions=["notifications"]) as page:
         # record the options the page passes to pushManager.subscribe (the key it subscribes with)
         page.add_init_script(SPY)
-        _sign_up(page, base)
+        _sign_in(page, server)
         page.goto(base + "/settings/reminders")
         key = page.get_attribute("#webpush", "data-vapid-key")
         assert key and len(key) == 87  # base64url of a 65-byte P-256 point
@@ -114,12 +120,12 @@ def test_a_channel_that_failed_its_retries_is_shown_as_failing_with_its_error(
 ) -> None:
     base = server.base_url
     with chromium_page(viewport={"width": 1280, "height": 900}) as page:
-        _sign_up(page, base)
+        account = _sign_in(page, server)
         page.goto(base + "/settings/reminders")
         page.fill("#webhook-url", failing.url)
         page.click("#add-webhook button[type=submit]")
         failing.secrets.append(page.text_content("#secret-value") or "")
-        agent = _agent(server)
+        agent = _agent(server, account)
         task = agent.post("/api/toolkit/todo/tasks", json={"title": "pay rent"}).json()["data"]["task"]
         soon = (datetime.now(UTC) + timedelta(seconds=2)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         reminders = {"expectedRevision": task["revision"], "reminders": [{"type": "absolute", "at": soon}]}
@@ -142,7 +148,7 @@ def test_a_channel_with_a_long_url_fits_a_phone(server: LiveServer) -> None:
     390 px phone it wraps inside its channel card instead of widening the settings page."""
     base = server.base_url
     with chromium_page(viewport={"width": 390, "height": 844}) as page:
-        _sign_up(page, base)
+        _sign_in(page, server)
         page.goto(base + "/settings/reminders")
         page.fill("#add-ntfy input[name=url]", "http://127.0.0.1:9/my-family-reminders-topic")
         page.click("#add-ntfy button[type=submit]")
@@ -168,7 +174,7 @@ def test_the_worker_shows_a_push_in_the_language_it_names(server: LiveServer) ->
     base = server.base_url
     payload = {"type": "todo.reminder", "id": "d-1", "task": {"id": "T1", "title": "给花浇水", "due": None}}
     with chromium_page(viewport={"width": 1280, "height": 900}, permissions=["notifications"]) as page:
-        _sign_up(page, base)
+        _sign_in(page, server)
         page.goto(base + "/settings/reminders")
         session = page.context.new_cdp_session(page)
         registrations: list[dict[str, Any]] = []
