@@ -147,6 +147,8 @@ class LiveServer:
             saved, sys.stdin = sys.stdin, io.StringIO(stdin)
             try:
                 status = main(argv)
+            except SystemExit as exit:  # argparse's usage error: the status a command would exit with
+                status = exit.code if isinstance(exit.code, int) else 1
             finally:
                 sys.stdin = saved
         return subprocess.CompletedProcess(argv, status, stdout.getvalue(), stderr.getvalue())

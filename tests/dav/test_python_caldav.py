@@ -35,8 +35,8 @@ TOKEN_NAME = "Alice's iPhone"
 
 @pytest.fixture(scope="module")
 def alice(mesq: LiveServer) -> dict[str, str]:
-    assert mesq.cli("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
-    made = mesq.cli("token", "create", "alice", "--name", TOKEN_NAME, "--scopes", "todo:read,todo:write")
+    assert mesq.cli_here("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
+    made = mesq.cli_here("token", "create", "alice", "--name", TOKEN_NAME, "--scopes", "todo:read,todo:write")
     assert made.returncode == 0, made.stderr
     return {"username": "alice", "token": made.stdout.strip().splitlines()[-1]}
 

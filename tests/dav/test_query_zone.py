@@ -44,9 +44,9 @@ def local_day(zone: str, day: date) -> tuple[datetime, datetime]:
 
 class Phone:
     def __init__(self, mesq: LiveServer, username: str, zone: str) -> None:
-        assert mesq.cli("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
+        assert mesq.cli_here("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
         assert mesq.cli("user", "set-timezone", username, zone).returncode == 0
-        made = mesq.cli("token", "create", username, "--name", "Phone", "--scopes", "todo:read,todo:write")
+        made = mesq.cli_here("token", "create", username, "--name", "Phone", "--scopes", "todo:read,todo:write")
         assert made.returncode == 0, made.stderr
         self.mesq, self.username, self.zone = mesq, username, zone
         self.token = made.stdout.strip().splitlines()[-1]

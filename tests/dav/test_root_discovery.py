@@ -28,8 +28,8 @@ def test_propfind_on_the_root_leads_to_the_caldav_space_and_get_stays_the_site(d
 
 @pytest.fixture(scope="module")
 def token(mesq: LiveServer) -> str:
-    assert mesq.cli("user", "create", "mei", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
-    made = mesq.cli("token", "create", "mei", "--name", "iPhone", "--scopes", "todo:read,todo:write")
+    assert mesq.cli_here("user", "create", "mei", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
+    made = mesq.cli_here("token", "create", "mei", "--name", "iPhone", "--scopes", "todo:read,todo:write")
     assert made.returncode == 0, made.stderr
     return made.stdout.strip().splitlines()[-1]
 

@@ -168,10 +168,10 @@ def test_the_accounts_zone_reaches_the_client_in_meta_on_success_only(live_serve
 
 def _account_in(live_server: LiveServer, username: str, language: str) -> str:
     """A new account whose Settings → Language is `language` (the CLI's `--language`); its PAT."""
-    created = live_server.cli("user", "create", username, "--password-stdin", "--language", language,
+    created = live_server.cli_here("user", "create", username, "--password-stdin", "--language", language,
                               stdin="correct horse battery\n")  # fmt: skip
     assert created.returncode == 0, created.stderr
-    made = live_server.cli("token", "create", username, "--name", "e2e", "--scopes", SCOPES)
+    made = live_server.cli_here("token", "create", username, "--name", "e2e", "--scopes", SCOPES)
     assert made.returncode == 0, made.stderr
     return made.stdout.strip().splitlines()[-1]
 

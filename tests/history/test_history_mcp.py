@@ -35,9 +35,9 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
 
 def token(server: LiveServer, username: str, name: str, scopes: str, *, new_user: bool = True) -> str:
     if new_user:
-        created = server.cli("user", "create", username, "--password-stdin", stdin="correct horse battery\n")
+        created = server.cli_here("user", "create", username, "--password-stdin", stdin="correct horse battery\n")
         assert created.returncode == 0, created.stderr
-    made = server.cli("token", "create", username, "--name", name, "--scopes", scopes)
+    made = server.cli_here("token", "create", username, "--name", name, "--scopes", scopes)
     assert made.returncode == 0, made.stderr
     return made.stdout.strip().splitlines()[-1]
 

@@ -74,7 +74,7 @@ def oauth_server(data_dir: Path) -> Iterator[LiveServer]:
     """A real `mesq serve` that admits loopback CIMD client_ids, with the relaxed rate-limit
     profile (every test client shares 127.0.0.1), and `alice`, who signs in with `PASSWORD`."""
     live = start_server(data_dir, {"MESQ_OAUTH_CIMD_ALLOW_LOOPBACK": "true", "MCP_RATE_LIMIT_PROFILE": "relaxed"})
-    created = live.cli("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n")
+    created = live.cli_here("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n")
     assert created.returncode == 0, created.stderr
     yield live
     stop_server(live)

@@ -58,7 +58,7 @@ def people(server: LiveServer) -> tuple[str, str]:
     number = next(_PEOPLE)
     names = (f"bob{number}", f"carol{number}")
     for name in names:
-        created = server.cli("user", "create", name, "--password-stdin", stdin=PASSWORD + "\n")
+        created = server.cli_here("user", "create", name, "--password-stdin", stdin=PASSWORD + "\n")
         assert created.returncode == 0, created.stderr
     return names
 

@@ -40,7 +40,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 def person(server: LiveServer) -> str:
     """The username of the test's own account on the module's server."""
     name = f"bob{next(_PEOPLE)}"
-    created = server.cli("user", "create", name, "--password-stdin", stdin=PASSWORD + "\n")
+    created = server.cli_here("user", "create", name, "--password-stdin", stdin=PASSWORD + "\n")
     assert created.returncode == 0, created.stderr
     return name
 

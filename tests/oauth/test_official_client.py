@@ -29,7 +29,7 @@ PASSWORD = "correct horse battery"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live = start_server(tmp_path_factory.mktemp("oauth-sdk") / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"})
-    created = live.cli("user", "create", "bob", "--password-stdin", stdin=PASSWORD + "\n")
+    created = live.cli_here("user", "create", "bob", "--password-stdin", stdin=PASSWORD + "\n")
     assert created.returncode == 0, created.stderr
     yield live
     stop_server(live)
@@ -101,7 +101,7 @@ def first_connection(tmp_path: Path, public_url: str, browse: str, connect: str)
             "--public-url", public_url]  # fmt: skip
     live = start_server(tmp_path / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"}, command=argv)
     try:
-        created = live.cli("user", "create", "bob", "--password-stdin", stdin=PASSWORD + "\n")
+        created = live.cli_here("user", "create", "bob", "--password-stdin", stdin=PASSWORD + "\n")
         assert created.returncode == 0, created.stderr
         port = live.base_url.rsplit(":", 1)[1]
         browser = Browser(browse.format(port=port), "bob", PASSWORD)

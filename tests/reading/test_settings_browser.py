@@ -40,7 +40,7 @@ def server(tmp_path: Path, fake: FakeWeRead) -> Iterator[LiveServer]:
 
 def _signed_in_to_the_page(server: LiveServer, browser_page: Any, username: str) -> None:
     """A new account, signed in through the form the settings page sends a stranger to."""
-    created = server.cli("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n")
+    created = server.cli_here("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n")
     assert created.returncode == 0, created.stderr
     browser_page.goto(server.base_url + "/settings/reading")
     browser_page.fill("input[name=username]", username)

@@ -780,10 +780,10 @@ def test_the_views_show_moments_in_the_accounts_zone_not_the_browsers(live: tupl
 def _account_speaking(live: LiveServer, username: str, language: str) -> Server:
     """A new account whose Settings → Language is `language` (the CLI's `--language`), with a
     board made in it and its zone set to Shanghai."""
-    created = live.cli("user", "create", username, "--password-stdin", "--language", language,
+    created = live.cli_here("user", "create", username, "--password-stdin", "--language", language,
                        stdin="correct horse battery\n")  # fmt: skip
     assert created.returncode == 0, created.stderr
-    made = live.cli(
+    made = live.cli_here(
         "token", "create", username, "--name", "e2e", "--scopes", "memo:read,memo:write,todo:read,todo:write"
     )
     assert made.returncode == 0, made.stderr

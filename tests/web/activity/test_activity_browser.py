@@ -29,8 +29,8 @@ ALL = "memo:read,memo:write,todo:read,todo:write"
 TYPED = {"Claude", "Desktop"}
 
 
-def _rest(server: LiveServer, name: str) -> httpx.Client:
-    made = server.cli("token", "create", USER, "--name", name, "--scopes", ALL)
+def _rest(server: LiveServer, name: str, user: str = USER) -> httpx.Client:
+    made = server.cli_here("token", "create", user, "--name", name, "--scopes", ALL)
     assert made.returncode == 0, made.stderr
     secret = made.stdout.strip().splitlines()[-1]
     return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=30)

@@ -37,7 +37,7 @@ WORDS = {
 
 
 def _rest(server: LiveServer, name: str) -> httpx.Client:
-    made = server.cli("token", "create", USER, "--name", name, "--scopes", ALL)
+    made = server.cli_here("token", "create", USER, "--name", name, "--scopes", ALL)
     assert made.returncode == 0, made.stderr
     secret = made.stdout.strip().splitlines()[-1]
     return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=30)

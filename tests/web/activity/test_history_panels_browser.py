@@ -7,6 +7,7 @@ sideways."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,26 @@ ITEM_LINES = {"zh-CN": ["编辑了收件箱条目“取快递”", "新建了收
               "en-US": ["edited the inbox item “取快递”", "created the inbox item “拿快递”"]}  # fmt: skip
 
 
-def _seed(server: LiveServer) -> tuple[str, str]:
+#: The number of each test's own account (the module's tests share one server).
+_USERS = itertools.count(1)
+
+
+@pytest.fixture
+def server(module_server: LiveServer) -> LiveServer:
+    """The module's one server: each test signs in as an account of its own (`user`)."""
+    return module_server
+
+
+@pytest.fixture
+def user(server: LiveServer) -> str:
+    username = f"{USER}{next(_USERS)}"
+    server.account(username, scopes=ALL)
+    return username
+
+
+def _seed(server: LiveServer, user: str) -> tuple[str, str]:
     """A task whose subtasks an agent added, completed, renamed and trashed; an inbox item it renamed."""
-    server.account(USER, scopes=ALL)
-    with _rest(server, "Claude Desktop") as agent:
+    with _rest(server, "Claude Desktop", user) as agent:
         task = _ok(agent.post("/api/toolkit/todo/tasks", json={"title": "搬家"}))["task"]
         box = _ok(agent.post(f"/api/toolkit/todo/tasks/{task['id']}/subtasks", json={"title": "打包"}))["subtask"]
         _ok(agent.post(f"/api/toolkit/todo/subtasks/{box['id']}/complete", json={"expectedRevision": 1}))
@@ -51,12 +68,13 @@ def _seed(server: LiveServer) -> tuple[str, str]:
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 def test_the_task_and_inbox_item_history_panels_in_each_language_and_width(
     server: LiveServer,
+    user: str,
     locale: str,
     shots: Path,  # noqa: F811
 ) -> None:
-    task_id, item_id = _seed(server)
+    task_id, item_id = _seed(server, user)
     with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale=locale) as page:
-        sign_in_page(page, server.base_url, USER, f"/todos/tasks/{task_id}")
+        sign_in_page(page, server.base_url, user, f"/todos/tasks/{task_id}")
         for url, lines, name in ((f"/todos/tasks/{task_id}", TASK_LINES, "task"),
                                  (f"/activity/history/{task_id}", TASK_LINES, "activity-task"),
                                  (f"/todos/inbox/{item_id}", ITEM_LINES, "inbox-item")):  # fmt: skip
@@ -75,18 +93,19 @@ TRASHED_TASK_LINES = {
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 def test_a_trashed_task_history_shows_its_subtasks_changes_in_each_language_and_width(
     server: LiveServer,
+    user: str,
     locale: str,
     shots: Path,  # noqa: F811
 ) -> None:
     """The task of `_seed` moved to the trash: its page in Activity listed only its own changes
     (get_todo_task refuses a trashed task); now its subtasks' too, as before the trash, on a phone
     and a desktop, in both languages, never scrolling sideways."""
-    task_id, _item_id = _seed(server)
-    with _rest(server, "Claude Desktop") as agent:
+    task_id, _item_id = _seed(server, user)
+    with _rest(server, "Claude Desktop", user) as agent:
         task = _ok(agent.get(f"/api/toolkit/todo/tasks/{task_id}"))["task"]
         _ok(agent.request("DELETE", f"/api/toolkit/todo/tasks/{task_id}", json={"expectedRevision": task["revision"]}))
     with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale=locale) as page:
-        sign_in_page(page, server.base_url, USER, f"/activity/history/{task_id}")
+        sign_in_page(page, server.base_url, user, f"/activity/history/{task_id}")
         for url, name in ((f"/activity/history/{task_id}", "activity-trashed-task"),
                           (f"/todos/tasks/{task_id}", "trashed-task")):  # fmt: skip
             _check_panel(

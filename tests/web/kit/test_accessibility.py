@@ -221,7 +221,7 @@ class Audit:
 
 def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
     base = server.base_url
-    made = server.cli(
+    made = server.cli_here(
         "token", "create", "admin", "--name", "a11y 无障碍", "--scopes", "memo:read,memo:write,todo:read,todo:write"
     )
     assert made.returncode == 0, made.stderr
@@ -459,7 +459,7 @@ def _tab_through(page: Any) -> tuple[set[int], int, list[str]]:
 
 def test_shelf_pages_work_by_keyboard(server: LiveServer, page: Any, tmp_path: Path) -> None:
     base = server.base_url
-    created = server.cli("user", "create", "reader", "--password-stdin", stdin=PASSWORD + "\n")
+    created = server.cli_here("user", "create", "reader", "--password-stdin", stdin=PASSWORD + "\n")
     assert created.returncode == 0, created.stderr
     imported = server.cli("reading", "import", "reader", str(write_export(tmp_path / "shelf.json", sample_shelf())))
     assert imported.returncode == 0, imported.stderr
@@ -501,7 +501,7 @@ def test_memo_composer_with_preview_and_suggestions_passes_axe(server: LiveServe
     page.fill("input[name=confirm]", PASSWORD)
     page.click("button[type=submit]")
     playwright_sync.expect(page).to_have_url(base + "/")
-    made = server.cli("token", "create", "admin", "--name", "a11y", "--scopes", "memo:read,memo:write")
+    made = server.cli_here("token", "create", "admin", "--name", "a11y", "--scopes", "memo:read,memo:write")
     assert made.returncode == 0, made.stderr
     csrf = page.locator("#composer input[name=csrf]").get_attribute("value")
     relayed = page.request.post(

@@ -27,7 +27,7 @@ def server(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 def _agent(server: LiveServer, name: str) -> httpx.Client:
-    made = server.cli(
+    made = server.cli_here(
         "token", "create", "admin", "--name", name, "--scopes", "memo:read,memo:write,todo:read,todo:write"
     )
     assert made.returncode == 0, made.stderr

@@ -52,7 +52,7 @@ def test_read_a_books_notes_and_search_them(server: LiveServer, page: Any, shots
     expect, base = playwright_sync.expect, server.base_url
     csp_violations: list[str] = []
     page.on("console", lambda m: csp_violations.append(m.text) if "Content Security Policy" in m.text else None)
-    created = server.cli("user", "create", "reader", "--password-stdin", stdin=PASSWORD + "\n")
+    created = server.cli_here("user", "create", "reader", "--password-stdin", stdin=PASSWORD + "\n")
     assert created.returncode == 0, created.stderr
 
     # An empty shelf says where books come from.
@@ -135,7 +135,7 @@ def test_a_search_for_a_books_title_or_author_answers_with_the_book(
     of the book on the shelf. The search now answers with the book (its title or author marked),
     above the notes that match, in the page's language, and fits 390 and 1280 px."""
     expect, username = playwright_sync.expect, f"titles-{locale.lower()}"
-    created = server.cli("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n")
+    created = server.cli_here("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n")
     assert created.returncode == 0, created.stderr
     _import(server, username, sample_shelf(), tmp_path, "shelf.json")
     with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale=locale) as page:
@@ -174,7 +174,7 @@ def test_a_search_no_note_holds_offers_the_nearest_in_meaning(
     the thought on 土地财政 and the highlight on 财政收入, whole, as hits show them) with their
     books, and a way to the memo search by meaning, in the page's language, at 390 and 1280 px."""
     expect, username = playwright_sync.expect, f"nearest-{locale.lower()}"
-    created = server.cli("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n")
+    created = server.cli_here("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n")
     assert created.returncode == 0, created.stderr
     _import(server, username, sample_shelf(), tmp_path, "shelf.json")
     with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale=locale) as page:

@@ -116,7 +116,7 @@ def test_a_consent_tab_whose_session_ended_signs_in_and_comes_back(tmp_path) -> 
     expect = playwright_sync.expect
     try:
         base = live.base_url
-        created = live.cli("user", "create", "stale", "--password-stdin", stdin=PASSWORD + "\n")
+        created = live.cli_here("user", "create", "stale", "--password-stdin", stdin=PASSWORD + "\n")
         assert created.returncode == 0, created.stderr
         with chromium_page(locale="zh-CN", extra_http_headers={"Accept-Language": "zh-CN"}) as page:
             handed = _on_consent_page(page, base, "stale", "st-stale")
@@ -155,7 +155,7 @@ def test_a_consent_tab_whose_form_went_stale_reloads_once_and_lets_the_person_ch
     expect = playwright_sync.expect
     try:
         base = live.base_url
-        created = live.cli("user", "create", "again", "--password-stdin", stdin=PASSWORD + "\n")
+        created = live.cli_here("user", "create", "again", "--password-stdin", stdin=PASSWORD + "\n")
         assert created.returncode == 0, created.stderr
         with chromium_page(locale="zh-CN", extra_http_headers={"Accept-Language": "zh-CN"}) as page:
             handed = _on_consent_page(page, base, "again", "st-again")
