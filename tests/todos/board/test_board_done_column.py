@@ -115,10 +115,10 @@ def test_a_task_moved_into_the_done_column_is_completed_and_one_moved_out_reopen
 def test_a_recurring_task_dropped_on_done_moves_on_to_its_next_occurrence_and_stays(me):
     todo, _doing, done = me.ok("list_todo_spaces")["columns"]
     weekly = me.ok("create_todo_task", title="weekly", columnId=todo["id"], recurrence="FREQ=WEEKLY",
-                   due={"type": "date", "date": "2026-12-07"})["task"]  # fmt: skip
+                   due={"type": "date", "date": "2037-12-07"})["task"]  # fmt: skip
     moved = me.ok("move_todo_task", id=weekly["id"], expectedRevision=weekly["revision"], columnId=done["id"])["task"]
     assert not moved["done"] and moved["columnId"] == todo["id"]
-    assert moved["due"] == {"type": "date", "date": "2026-12-14"}
+    assert moved["due"] == {"type": "date", "date": "2037-12-14"}
 
 
 @pytest.mark.parametrize(

@@ -346,12 +346,12 @@ def test_a_conflict_on_the_same_field_keeps_the_users_text(services: Services, p
 
 
 def test_completing_a_recurring_task_shows_the_next_occurrence(services: Services, person: Browser) -> None:
-    task = new_task(services, person.user_id, "water plants", due={"type": "date", "date": "2026-12-01"},
+    task = new_task(services, person.user_id, "water plants", due={"type": "date", "date": "2037-12-01"},
                     recurrence="FREQ=WEEKLY")  # fmt: skip
     done = person.post(f"/todos/tasks/{task['id']}/complete", {"revision": task["revision"]})
     assert done.status_code == 303
     page = person.client.get(done.headers["location"])
-    assert "Done for Dec 1, 2026. Next: Dec 8, 2026." in page.text  # the clock is in 2027: years shown
+    assert "Done for Dec 1, 2037. Next: Dec 8, 2037." in page.text  # the clock is in 2027: years shown
     assert "Completed occurrences" in page.text
 
 
@@ -673,10 +673,10 @@ def test_a_cards_checkbox_completes_and_reopens_it_in_place(services: Services, 
     assert reopened.status_code == 200 and '<li class="todo-card" id=' in reopened.text
     assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["done"] is False
     # A recurring task's checkbox completes this occurrence: the card stays open, due the next one.
-    weekly = new_task(services, person.user_id, "standup", due={"type": "date", "date": "2026-12-07"},
+    weekly = new_task(services, person.user_id, "standup", due={"type": "date", "date": "2037-12-07"},
                       recurrence="FREQ=WEEKLY")  # fmt: skip
     moved = person.post(f"/todos/tasks/{weekly['id']}/complete", {"revision": weekly["revision"]}, headers=htmx)
-    assert moved.status_code == 200 and 'datetime="2026-12-14"' in moved.text and "todo-card done" not in moved.text
+    assert moved.status_code == 200 and 'datetime="2037-12-14"' in moved.text and "todo-card done" not in moved.text
 
 
 def test_the_task_page_names_the_reminders_its_form_cannot_show(
