@@ -52,21 +52,21 @@ def check_created_as_over_rest(seen: dict[str, Any], rest: Rest) -> None:
     assert task["priority"] == "urgent" and task["tags"] == ["work", "review"]
     assert task["timezone"] == "Asia/Shanghai" and task["recurrence"] == "FREQ=WEEKLY"
     # completed once by the client (in the script): the occurrence it completed is in the history
-    assert [o["due"] for o in task["occurrences"]] == [{"type": "datetime", "at": "2026-12-07T09:00:00+08:00"}]
+    assert [o["due"] for o in task["occurrences"]] == [{"type": "datetime", "at": "2037-12-07T09:00:00+08:00"}]
 
 
 def check_completion_as_over_rest(seen: dict[str, Any], rest: Rest, space_id: str) -> None:
     """The client's completion moved the recurrence on exactly as complete_todo_task does."""
     twin = rest.ok(
         "POST", "/api/toolkit/todo/tasks", title="Twin", spaceId=space_id, recurrence="FREQ=WEEKLY",
-        due={"type": "datetime", "at": "2026-12-07T09:00:00+08:00"}, timezone="Asia/Shanghai",
+        due={"type": "datetime", "at": "2037-12-07T09:00:00+08:00"}, timezone="Asia/Shanghai",
     )["task"]  # fmt: skip
     done = rest.ok("POST", f"/api/toolkit/todo/tasks/{twin['id']}/complete", expectedRevision=twin["revision"])["task"]
     after = seen["after complete"]
     assert after["status"] == "NEEDS-ACTION" and after["due zone"] == "Asia/Shanghai"
-    assert after["due"] == "2026-12-14T09:00:00+08:00"
+    assert after["due"] == "2037-12-14T09:00:00+08:00"
     task = rest.titled("Weekly review")
-    assert task["due"] == done["due"] == {"type": "datetime", "at": "2026-12-14T09:00:00+08:00"}
+    assert task["due"] == done["due"] == {"type": "datetime", "at": "2037-12-14T09:00:00+08:00"}
     assert task["done"] is done["done"] is False
 
 

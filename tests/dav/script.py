@@ -21,15 +21,15 @@ from tests.dav.driver import CaldavClient
 RECURRING_UID = "weekly-review@phone"
 RECURRING = (
     "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//Phone//EN\r\nBEGIN:VTODO\r\n"
-    f"UID:{RECURRING_UID}\r\nDTSTAMP:20261201T000000Z\r\nSUMMARY:Weekly review\r\n"
-    "DUE;TZID=Asia/Shanghai:20261207T090000\r\nPRIORITY:1\r\nCATEGORIES:work,review\r\n"
+    f"UID:{RECURRING_UID}\r\nDTSTAMP:20371201T000000Z\r\nSUMMARY:Weekly review\r\n"
+    "DUE;TZID=Asia/Shanghai:20371207T090000\r\nPRIORITY:1\r\nCATEGORIES:work,review\r\n"
     "RRULE:FREQ=WEEKLY\r\nX-APPLE-SORT-ORDER:42\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
 )
 PLAIN_UID = "dentist@phone"
 PLAIN = (
     "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//Phone//EN\r\nBEGIN:VTODO\r\n"
-    f"UID:{PLAIN_UID}\r\nDTSTAMP:20261201T000000Z\r\nSUMMARY:Call the dentist\r\n"
-    "DUE:20261215T020000Z\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+    f"UID:{PLAIN_UID}\r\nDTSTAMP:20371201T000000Z\r\nSUMMARY:Call the dentist\r\n"
+    "DUE:20371215T020000Z\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
 )
 ELSEWHERE_TITLE = "Made elsewhere"
 
@@ -82,7 +82,7 @@ def run(client: CaldavClient, calendar: str, elsewhere: Elsewhere) -> dict[str, 
     seen["urls"] = {"recurring": recurring, "plain": plain}
     seen["created"] = facts(client.ok("get", url=recurring)["data"])
     seen["open todos"] = summaries(client.ok("todos", calendar=calendar)["todos"])
-    window = client.ok("search", calendar=calendar, start="2026-12-15T00:00:00+00:00", end="2026-12-16T00:00:00+00:00")
+    window = client.ok("search", calendar=calendar, start="2037-12-15T00:00:00+00:00", end="2037-12-16T00:00:00+00:00")
     seen["time-range hit"] = summaries(window["todos"])
     far = client.ok("search", calendar=calendar, start="2030-01-01T00:00:00+00:00", end="2030-01-02T00:00:00+00:00")
     seen["time-range miss"] = summaries(far["todos"])

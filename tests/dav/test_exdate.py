@@ -49,43 +49,43 @@ def _due(data: str) -> str:
 
 def test_completing_skips_an_excluded_date(phone: tuple[CaldavClient, Rest, str]) -> None:
     caldav, _rest, calendar = phone
-    exdate = "EXDATE;VALUE=DATE:20261217"
+    exdate = "EXDATE;VALUE=DATE:20371217"
     url = caldav.ok(
-        "add", calendar=calendar, ical=_vtodo("weekly", "DUE;VALUE=DATE:20261210", "RRULE:FREQ=WEEKLY", exdate)
+        "add", calendar=calendar, ical=_vtodo("weekly", "DUE;VALUE=DATE:20371210", "RRULE:FREQ=WEEKLY", exdate)
     )["url"]
     data = _completed(caldav, url)
-    assert _due(data) == "20261224"  # the 17th is excluded
+    assert _due(data) == "20371224"  # the 17th is excluded
     assert exdate in data  # the app's own line, as it wrote it
 
 
 def test_several_exdates_per_line_and_lines_with_a_tzid(phone: tuple[CaldavClient, Rest, str]) -> None:
     caldav, rest, calendar = phone
     lines = (
-        "DTSTART;TZID=Europe/Berlin:20261210T090000",
-        "DUE;TZID=Europe/Berlin:20261210T090000",
+        "DTSTART;TZID=Europe/Berlin:20371210T090000",
+        "DUE;TZID=Europe/Berlin:20371210T090000",
         "RRULE:FREQ=DAILY",
-        "EXDATE;TZID=Europe/Berlin:20261211T090000,20261212T090000",
-        "EXDATE:20261213T080000Z",
+        "EXDATE;TZID=Europe/Berlin:20371211T090000,20371212T090000",
+        "EXDATE:20371213T080000Z",
     )
     url = caldav.ok("add", calendar=calendar, ical=_vtodo("daily", *lines))["url"]
     data = _completed(caldav, url)
-    assert _due(data) == "20261214T090000"
+    assert _due(data) == "20371214T090000"
     assert lines[3] in data and lines[4] in data
     task = rest.titled("Task daily")
-    assert task["due"] == {"type": "datetime", "at": "2026-12-14T09:00:00+01:00"}
+    assert task["due"] == {"type": "datetime", "at": "2037-12-14T09:00:00+01:00"}
     # the same skip for a completion over REST
     done = rest.ok("POST", f"/api/toolkit/todo/tasks/{task['id']}/complete", expectedRevision=task["revision"])["task"]
-    assert done["due"] == {"type": "datetime", "at": "2026-12-15T09:00:00+01:00"}
+    assert done["due"] == {"type": "datetime", "at": "2037-12-15T09:00:00+01:00"}
 
 
 def test_an_excluded_date_is_not_one_of_the_counted_occurrences(phone: tuple[CaldavClient, Rest, str]) -> None:
     caldav, rest, calendar = phone
     # COUNT=3 from the 10th: the 10th, 11th and 12th, the 11th excluded: two occurrences.
-    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY;COUNT=3", "EXDATE;VALUE=DATE:20261211")
+    lines = ("DUE;VALUE=DATE:20371210", "RRULE:FREQ=DAILY;COUNT=3", "EXDATE;VALUE=DATE:20371211")
     url = caldav.ok("add", calendar=calendar, ical=_vtodo("counted", *lines))["url"]
-    assert _due(_completed(caldav, url)) == "20261212"
+    assert _due(_completed(caldav, url)) == "20371212"
     data = _completed(caldav, url)
-    assert "STATUS:COMPLETED" in data and _due(data) == "20261212"
+    assert "STATUS:COMPLETED" in data and _due(data) == "20371212"
     assert rest.titled("Task counted")["done"] is True
 
 
@@ -111,22 +111,22 @@ def test_a_time_range_over_the_excluded_day_does_not_find_the_task(
 ) -> None:
     caldav, _rest, calendar = phone
     lines = (
-        "DTSTART;TZID=Europe/Berlin:20270104T090000",
-        "DUE;TZID=Europe/Berlin:20270104T100000",
+        "DTSTART;TZID=Europe/Berlin:20380104T090000",
+        "DUE;TZID=Europe/Berlin:20380104T100000",
         "RRULE:FREQ=WEEKLY",
-        "EXDATE;TZID=Europe/Berlin:20270111T090000",
+        "EXDATE;TZID=Europe/Berlin:20380111T090000",
     )
     url = caldav.ok("add", calendar=calendar, ical=_vtodo("ranged", *lines))["url"]
 
     def found(start: str, end: str) -> bool:
         return url in [t["url"] for t in caldav.ok("search", calendar=calendar, start=start, end=end)["todos"]]
 
-    assert not found("2027-01-11T00:00:00+00:00", "2027-01-12T00:00:00+00:00")
-    assert found("2027-01-18T00:00:00+00:00", "2027-01-19T00:00:00+00:00")
+    assert not found("2038-01-11T00:00:00+00:00", "2038-01-12T00:00:00+00:00")
+    assert found("2038-01-18T00:00:00+00:00", "2038-01-19T00:00:00+00:00")
     path = url.removeprefix(mesq.base_url)
-    assert path not in _query(mesq, calendar, "20270111T000000Z", "20270112T000000Z")
-    assert path in _query(mesq, calendar, "20270118T000000Z", "20270119T000000Z")
-    assert path in _query(mesq, calendar, "20270104T000000Z", "20270105T000000Z")
+    assert path not in _query(mesq, calendar, "20380111T000000Z", "20380112T000000Z")
+    assert path in _query(mesq, calendar, "20380118T000000Z", "20380119T000000Z")
+    assert path in _query(mesq, calendar, "20380104T000000Z", "20380105T000000Z")
 
 
 def test_an_all_day_exdate_excludes_that_day_of_a_timed_series(
@@ -134,11 +134,11 @@ def test_an_all_day_exdate_excludes_that_day_of_a_timed_series(
 ) -> None:
     caldav, _rest, calendar = phone
     # RFC 5545 asks EXDATE of the start's type; apps write a date on a timed series: that day.
-    lines = ("DUE;TZID=Asia/Shanghai:20261210T230000", "RRULE:FREQ=DAILY", "EXDATE;VALUE=DATE:20261211")
+    lines = ("DUE;TZID=Asia/Shanghai:20371210T230000", "RRULE:FREQ=DAILY", "EXDATE;VALUE=DATE:20371211")
     url = caldav.ok("add", calendar=calendar, ical=_vtodo("allday", *lines))["url"]
-    assert not path_in(mesq, url, calendar, "20261211T140000Z", "20261211T160000Z")  # the 11th, 23:00 there
-    assert path_in(mesq, url, calendar, "20261212T140000Z", "20261212T160000Z")
-    assert _due(_completed(caldav, url)) == "20261212T230000"
+    assert not path_in(mesq, url, calendar, "20371211T140000Z", "20371211T160000Z")  # the 11th, 23:00 there
+    assert path_in(mesq, url, calendar, "20371212T140000Z", "20371212T160000Z")
+    assert _due(_completed(caldav, url)) == "20371212T230000"
 
 
 def path_in(mesq: LiveServer, url: str, calendar: str, start: str, end: str) -> bool:
@@ -147,13 +147,13 @@ def path_in(mesq: LiveServer, url: str, calendar: str, start: str, end: str) -> 
 
 def test_an_exdate_sent_with_the_completion_is_applied_to_it(dav: Dav) -> None:
     # the app excludes the next occurrence and ticks the current one, synced in one PUT
-    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY")
+    lines = ("DUE;VALUE=DATE:20371210", "RRULE:FREQ=DAILY")
     assert dav.put("one-put.ics", vtodo("one-put", *lines)).status_code == 201
     etag = dav.get("one-put.ics").headers["etag"]
-    both = vtodo("one-put", *lines, "EXDATE;VALUE=DATE:20261211", "STATUS:COMPLETED", "COMPLETED:20261210T120000Z")
+    both = vtodo("one-put", *lines, "EXDATE;VALUE=DATE:20371211", "STATUS:COMPLETED", "COMPLETED:20371210T120000Z")
     assert dav.put("one-put.ics", both, If_Match=etag).status_code == 204
     data = dav.get("one-put.ics").text
-    assert "DUE;VALUE=DATE:20261212" in data and "EXDATE;VALUE=DATE:20261211" in data
+    assert "DUE;VALUE=DATE:20371212" in data and "EXDATE;VALUE=DATE:20371211" in data
 
 
 def _excluded_now(caldav: CaldavClient, url: str, value: str, tzid: str | None = None) -> str:
@@ -168,80 +168,80 @@ def test_excluding_the_current_occurrence_moves_the_due_to_the_next(
     phone: tuple[CaldavClient, Rest, str], mesq: LiveServer
 ) -> None:
     caldav, rest, calendar = phone
-    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=WEEKLY", "EXDATE;VALUE=DATE:20261217")
+    lines = ("DUE;VALUE=DATE:20371210", "RRULE:FREQ=WEEKLY", "EXDATE;VALUE=DATE:20371217")
     url = caldav.ok("add", calendar=calendar, ical=_vtodo("current", *lines))["url"]
-    data = _excluded_now(caldav, url, "2026-12-10")
-    assert _due(data) == "20261224"  # the 10th deleted, the 17th excluded before
+    data = _excluded_now(caldav, url, "2037-12-10")
+    assert _due(data) == "20371224"  # the 10th deleted, the 17th excluded before
     task = rest.titled("Task current")
-    assert "STATUS:COMPLETED" not in data and task["due"] == {"type": "date", "date": "2026-12-24"}
+    assert "STATUS:COMPLETED" not in data and task["due"] == {"type": "date", "date": "2037-12-24"}
     assert task["occurrences"] == []  # nothing was done
-    assert path_in(mesq, url, calendar, "20261224T000000Z", "20261225T000000Z")
-    assert not path_in(mesq, url, calendar, "20261210T000000Z", "20261211T000000Z")
+    assert path_in(mesq, url, calendar, "20371224T000000Z", "20371225T000000Z")
+    assert not path_in(mesq, url, calendar, "20371210T000000Z", "20371211T000000Z")
     # a timed series in its own zone, the app's EXDATE at the due's instant
-    timed = ("DUE;TZID=Europe/Berlin:20261210T090000", "RRULE:FREQ=DAILY")
+    timed = ("DUE;TZID=Europe/Berlin:20371210T090000", "RRULE:FREQ=DAILY")
     url = caldav.ok("add", calendar=calendar, ical=_vtodo("timed-current", *timed))["url"]
-    assert _due(_excluded_now(caldav, url, "2026-12-10T09:00:00", "Europe/Berlin")) == "20261211T090000"
-    assert rest.titled("Task timed-current")["due"] == {"type": "datetime", "at": "2026-12-11T09:00:00+01:00"}
+    assert _due(_excluded_now(caldav, url, "2037-12-10T09:00:00", "Europe/Berlin")) == "20371211T090000"
+    assert rest.titled("Task timed-current")["due"] == {"type": "datetime", "at": "2037-12-11T09:00:00+01:00"}
     # a task that arrives with its own due excluded starts at its next occurrence
-    born = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY", "EXDATE;VALUE=DATE:20261210")
+    born = ("DUE;VALUE=DATE:20371210", "RRULE:FREQ=DAILY", "EXDATE;VALUE=DATE:20371210")
     url = caldav.ok("add", calendar=calendar, ical=_vtodo("born-excluded", *born))["url"]
-    assert _due(caldav.ok("get", url=url)["data"]) == "20261211"
+    assert _due(caldav.ok("get", url=url)["data"]) == "20371211"
 
 
 def test_the_excluded_current_occurrence_is_one_of_the_counted_ones(phone: tuple[CaldavClient, Rest, str]) -> None:
     caldav, rest, calendar = phone
     # COUNT=3 from the 10th: the 10th (deleted), the 11th and the 12th
-    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY;COUNT=3")
+    lines = ("DUE;VALUE=DATE:20371210", "RRULE:FREQ=DAILY;COUNT=3")
     url = caldav.ok("add", calendar=calendar, ical=_vtodo("counted-current", *lines))["url"]
-    data = _excluded_now(caldav, url, "2026-12-10")
-    assert _due(data) == "20261211"
+    data = _excluded_now(caldav, url, "2037-12-10")
+    assert _due(data) == "20371211"
     # the app sends its copy again (a retry without If-Match, its due still the 10th): the 10th is
     # not counted twice
     token = str(rest.http.headers["Authorization"]).split()[-1]
-    stale = _vtodo("counted-current", *lines, "EXDATE;VALUE=DATE:20261210")
+    stale = _vtodo("counted-current", *lines, "EXDATE;VALUE=DATE:20371210")
     again = httpx.put(
         url, content=stale, timeout=30,
         headers={"Authorization": basic("alice", token), "Content-Type": "text/calendar"},
     )  # fmt: skip
     assert again.status_code == 204, again.text
-    assert _due(str(caldav.ok("get", url=url)["data"])) == "20261211"
-    assert _due(_completed(caldav, url)) == "20261212"
+    assert _due(str(caldav.ok("get", url=url)["data"])) == "20371211"
+    assert _due(_completed(caldav, url)) == "20371212"
     finished = _completed(caldav, url)
     assert "STATUS:COMPLETED" in finished and rest.titled("Task counted-current")["done"] is True
 
 
 def test_excluding_the_last_occurrence_ends_the_series(phone: tuple[CaldavClient, Rest, str]) -> None:
     caldav, rest, calendar = phone
-    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY;UNTIL=20261211", "EXDATE;VALUE=DATE:20261211")
+    lines = ("DUE;VALUE=DATE:20371210", "RRULE:FREQ=DAILY;UNTIL=20371211", "EXDATE;VALUE=DATE:20371211")
     url = caldav.ok("add", calendar=calendar, ical=_vtodo("last", *lines))["url"]
-    data = _excluded_now(caldav, url, "2026-12-10")
+    data = _excluded_now(caldav, url, "2037-12-10")
     task = rest.titled("Task last")
     # no occurrence is left: the series is over, done for good, with no occurrence recorded as done
     assert "STATUS:COMPLETED" in data and task["done"] is True and task["occurrences"] == []
-    assert task["due"] == {"type": "date", "date": "2026-12-10"}
+    assert task["due"] == {"type": "date", "date": "2037-12-10"}
 
 
 def test_an_app_that_excludes_the_next_occurrence_before_reading_the_task_again_keeps_the_rest(dav: Dav) -> None:
     """COUNT=3 from the 10th: the app deletes the 10th (MeSQ moves the due to the 11th, answering
     no ETag), then, its copy still due the 10th, deletes the 11th too. The 12th is left: MeSQ
     counted the 10th twice and ended the series for good."""
-    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY;COUNT=3")
+    lines = ("DUE;VALUE=DATE:20371210", "RRULE:FREQ=DAILY;COUNT=3")
     assert dav.put("stale.ics", vtodo("stale", *lines, summary="Stale")).status_code == 201
-    first = "EXDATE;VALUE=DATE:20261210"
+    first = "EXDATE;VALUE=DATE:20371210"
     assert dav.put("stale.ics", vtodo("stale", *lines, first, summary="Stale")).status_code == 204
     task = dav.rest("GET", "/api/toolkit/todo/query?query=Stale")["items"][0]
-    assert task["due"] == {"type": "date", "date": "2026-12-11"}
-    both = "EXDATE;VALUE=DATE:20261210,20261211"
+    assert task["due"] == {"type": "date", "date": "2037-12-11"}
+    both = "EXDATE;VALUE=DATE:20371210,20371211"
     assert dav.put("stale.ics", vtodo("stale", *lines, both, summary="Stale")).status_code == 204
     task = dav.rest("GET", f"/api/toolkit/todo/tasks/{task['id']}")["task"]
-    assert task["done"] is False and task["due"] == {"type": "date", "date": "2026-12-12"}
-    assert _due(dav.get("stale.ics").text) == "20261212"
+    assert task["done"] is False and task["due"] == {"type": "date", "date": "2037-12-12"}
+    assert _due(dav.get("stale.ics").text) == "20371212"
     # the same stale copy again changes nothing; the 12th, completed, is the last
     assert dav.put("stale.ics", vtodo("stale", *lines, both, summary="Stale")).status_code == 204
     again = dav.rest("GET", f"/api/toolkit/todo/tasks/{task['id']}")["task"]
-    assert again["due"] == {"type": "date", "date": "2026-12-12"}
-    done = vtodo("stale", *lines, both, "STATUS:COMPLETED", "COMPLETED:20261212T100000Z", summary="Stale")
-    assert dav.put("stale.ics", done.replace("20261210\r\nRRULE", "20261212\r\nRRULE", 1)).status_code == 204
+    assert again["due"] == {"type": "date", "date": "2037-12-12"}
+    done = vtodo("stale", *lines, both, "STATUS:COMPLETED", "COMPLETED:20371212T100000Z", summary="Stale")
+    assert dav.put("stale.ics", done.replace("20371210\r\nRRULE", "20371212\r\nRRULE", 1)).status_code == 204
     assert dav.rest("GET", f"/api/toolkit/todo/tasks/{task['id']}")["task"]["done"] is True
 
 

@@ -15,15 +15,15 @@ from tests.dav.test_inbox_move_repeat import assert_repeats_and_reminds_as_the_p
 
 ALARMS = (
     "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Reminder\r\nTRIGGER;RELATED=END:-PT15M\r\nEND:VALARM\r\n"
-    "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Reminder\r\nTRIGGER;VALUE=DATE-TIME:20261209T180000Z\r\nEND:VALARM"
+    "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Reminder\r\nTRIGGER;VALUE=DATE-TIME:20371209T180000Z\r\nEND:VALARM"
 )
 
 
 def _vtodo(uid: str, rule: str, alarms: str = ALARMS) -> str:
     return (
         "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Phone//EN\r\nBEGIN:VTODO\r\n"
-        f"UID:{uid}\r\nDTSTAMP:20261201T000000Z\r\nSUMMARY:Water the plants {uid}\r\n"
-        f"DUE;TZID=Europe/Berlin:20261210T090000\r\nRRULE:{rule}\r\n{alarms}\r\n"
+        f"UID:{uid}\r\nDTSTAMP:20371201T000000Z\r\nSUMMARY:Water the plants {uid}\r\n"
+        f"DUE;TZID=Europe/Berlin:20371210T090000\r\nRRULE:{rule}\r\n{alarms}\r\n"
         "END:VTODO\r\nEND:VCALENDAR\r\n"
     )
 
@@ -60,7 +60,7 @@ def test_an_old_item_moved_repeats_and_reminds_as_the_phone_showed(dav: Dav) -> 
     assert "RRULE:FREQ=WEEKLY;BYDAY=TH" in data
     # the task now acts on them: completing moves the due a week on, as for a new item
     done = dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/complete", expectedRevision=task["revision"])
-    assert done["task"]["due"] == {"type": "datetime", "at": "2026-12-17T09:00:00+01:00"}
+    assert done["task"]["due"] == {"type": "datetime", "at": "2037-12-17T09:00:00+01:00"}
 
 
 def test_an_old_items_rule_the_checks_refuse_stays_the_apps_and_the_move_succeeds(dav: Dav) -> None:
@@ -77,7 +77,7 @@ def test_one_refused_alarm_stays_the_apps_and_the_others_are_taken_over(dav: Dav
     relative = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Soon\r\nTRIGGER;RELATED=END:-PT15M\r\nEND:VALARM"
     absolute = [
         f"BEGIN:VALARM\r\nUID:alarm-{n}\r\nACTION:DISPLAY\r\nDESCRIPTION:At {n}\r\n"
-        f"TRIGGER;VALUE=DATE-TIME:2026120{n}T180000Z\r\nEND:VALARM"
+        f"TRIGGER;VALUE=DATE-TIME:2037120{n}T180000Z\r\nEND:VALARM"
         for n in (7, 8)
     ]
     alarms = "\r\n".join([absolute[0], relative, absolute[1]])
@@ -88,7 +88,7 @@ def test_one_refused_alarm_stays_the_apps_and_the_others_are_taken_over(dav: Dav
         "item"
     ]
     task, data = _moved(dav, item)
-    assert [r["at"][:19] for r in task["reminders"]] == ["2026-12-07T18:00:00", "2026-12-08T18:00:00"]
+    assert [r["at"][:19] for r in task["reminders"]] == ["2037-12-07T18:00:00", "2037-12-08T18:00:00"]
     assert task["recurrence"] is None  # no due: the rule stays the app's too
     # each once, as the app wrote it
     assert _alarms(data) == sorted(sorted(block.split("\r\n")) for block in (*absolute, relative))

@@ -24,11 +24,11 @@ def phone(mesq: LiveServer) -> Iterator[tuple[CaldavClient, Rest]]:
 def _vtodo(uid: str, rule: str) -> str:
     return (
         "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Phone//EN\r\nBEGIN:VTODO\r\n"
-        f"UID:{uid}\r\nDTSTAMP:20261201T000000Z\r\nSUMMARY:Water the plants {uid}\r\n"
-        "DUE;TZID=Europe/Berlin:20261210T090000\r\n"
+        f"UID:{uid}\r\nDTSTAMP:20371201T000000Z\r\nSUMMARY:Water the plants {uid}\r\n"
+        "DUE;TZID=Europe/Berlin:20371210T090000\r\n"
         f"RRULE:{rule}\r\n"
         "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Reminder\r\nTRIGGER;RELATED=END:-PT15M\r\nEND:VALARM\r\n"
-        "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Reminder\r\nTRIGGER;VALUE=DATE-TIME:20261209T180000Z\r\n"
+        "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Reminder\r\nTRIGGER;VALUE=DATE-TIME:20371209T180000Z\r\n"
         "END:VALARM\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
     )
 
@@ -55,7 +55,7 @@ def assert_repeats_and_reminds_as_the_phone_showed(task: dict[str, Any], data: s
     the moved task's own, and the app sees each once."""
     assert task["recurrence"] == "FREQ=WEEKLY;BYDAY=TH"
     assert {"type": "relative", "offset": "-PT15M"} in task["reminders"]
-    assert any(r["type"] == "absolute" and r["at"].startswith("2026-12-09T18:00:00") for r in task["reminders"])
+    assert any(r["type"] == "absolute" and r["at"].startswith("2037-12-09T18:00:00") for r in task["reminders"])
     assert len(task["reminders"]) == 2
     assert data.count("RRULE:") == 1 and "FREQ=WEEKLY" in data
     assert data.count("BEGIN:VALARM") == 2

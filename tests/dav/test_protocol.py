@@ -108,9 +108,9 @@ def test_if_none_match_with_etags_refuses_a_put_over_one_of_them(dav: Dav) -> No
 
 
 def test_calendar_query_filters_completed_and_time_range(dav: Dav) -> None:
-    dav.put("open.ics", vtodo("open", "DUE:20261215T020000Z", summary="Open"))
-    dav.put("done.ics", vtodo("done", "STATUS:COMPLETED", "COMPLETED:20261201T100000Z", summary="Done"))
-    dav.put("later.ics", vtodo("later", "DUE;VALUE=DATE:20270301", summary="Later"))
+    dav.put("open.ics", vtodo("open", "DUE:20371215T020000Z", summary="Open"))
+    dav.put("done.ics", vtodo("done", "STATUS:COMPLETED", "COMPLETED:20371201T100000Z", summary="Done"))
+    dav.put("later.ics", vtodo("later", "DUE;VALUE=DATE:20380301", summary="Later"))
     not_completed = _query(
         '<C:comp-filter name="VTODO"><C:prop-filter name="COMPLETED"><C:is-not-defined/></C:prop-filter>'
         '<C:prop-filter name="STATUS"><C:text-match negate-condition="yes">CANCELLED</C:text-match></C:prop-filter>'
@@ -119,7 +119,7 @@ def test_calendar_query_filters_completed_and_time_range(dav: Dav) -> None:
     open_ones = hrefs(dav.report(dav.calendar, not_completed))
     assert sorted(open_ones) == [dav.calendar + "later.ics", dav.calendar + "open.ics"]
     december = _query(
-        '<C:comp-filter name="VTODO"><C:time-range start="20261215T000000Z" end="20261216T000000Z"/></C:comp-filter>'
+        '<C:comp-filter name="VTODO"><C:time-range start="20371215T000000Z" end="20371216T000000Z"/></C:comp-filter>'
     )
     assert hrefs(dav.report(dav.calendar, december)) == [dav.calendar + "open.ics"]
     everything = _query('<C:comp-filter name="VTODO"/>', data=True)
@@ -241,13 +241,13 @@ def test_a_uid_already_used_elsewhere_is_409_no_uid_conflict(dav: Dav) -> None:
 
 
 def test_completing_a_recurring_task_moves_its_due_on(dav: Dav) -> None:
-    weekly = vtodo("weekly", "DUE;TZID=Europe/Berlin:20261207T090000", "RRULE:FREQ=WEEKLY", summary="Review")
+    weekly = vtodo("weekly", "DUE;TZID=Europe/Berlin:20371207T090000", "RRULE:FREQ=WEEKLY", summary="Review")
     dav.put("weekly.ics", weekly)
-    done = weekly.replace("SUMMARY:Review", "SUMMARY:Review\r\nSTATUS:COMPLETED\r\nCOMPLETED:20261207T100000Z")
+    done = weekly.replace("SUMMARY:Review", "SUMMARY:Review\r\nSTATUS:COMPLETED\r\nCOMPLETED:20371207T100000Z")
     answer = dav.put("weekly.ics", done)
     assert answer.status_code == 204 and "etag" not in answer.headers  # MeSQ changed it: the client must read
     todo = next(iter(Calendar.from_ical(dav.get("weekly.ics").text).walk("VTODO")))
-    assert todo.decoded("DUE").isoformat() == "2026-12-14T09:00:00+01:00" and str(todo["STATUS"]) == "NEEDS-ACTION"
+    assert todo.decoded("DUE").isoformat() == "2037-12-14T09:00:00+01:00" and str(todo["STATUS"]) == "NEEDS-ACTION"
 
 
 def test_basic_auth_scopes_and_the_transport_rule(make_dav: Callable[..., Dav], services: Services) -> None:

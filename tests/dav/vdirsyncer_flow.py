@@ -18,7 +18,7 @@ _BESIDE_PYTHON = Path(sys.executable).parent / "vdirsyncer"
 VDIRSYNCER = str(_BESIDE_PYTHON) if _BESIDE_PYTHON.exists() else shutil.which("vdirsyncer") or "vdirsyncer"
 LOCAL_TASK = (
     "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//Folder//EN\r\nBEGIN:VTODO\r\nUID:from-the-folder\r\n"
-    "DTSTAMP:20261201T000000Z\r\nSUMMARY:Written in the folder\r\nDUE;VALUE=DATE:20261224\r\n"
+    "DTSTAMP:20371201T000000Z\r\nSUMMARY:Written in the folder\r\nDUE;VALUE=DATE:20371224\r\n"
     "X-FOLDER-ONLY:kept\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
 )
 
@@ -83,8 +83,8 @@ def round_trip(base_url: str, username: str, token: str, tmp_path: Path) -> None
         ok("POST", "/api/toolkit/todo/tasks", title=title, spaceId=space["id"], **extra)["task"]
         for title, extra in (
             ("Buy milk", {"tags": ["home"]}),
-            ("Quarterly report", {"due": {"type": "date", "date": "2026-12-31"}, "priority": "high"}),
-            ("Stand-up", {"recurrence": "FREQ=DAILY", "due": {"type": "datetime", "at": "2026-12-07T09:30:00+08:00"},
+            ("Quarterly report", {"due": {"type": "date", "date": "2037-12-31"}, "priority": "high"}),
+            ("Stand-up", {"recurrence": "FREQ=DAILY", "due": {"type": "datetime", "at": "2037-12-07T09:30:00+08:00"},
                           "timezone": "Asia/Shanghai"}),
         )
     ]  # fmt: skip
