@@ -36,7 +36,10 @@ REDIRECT_URI = "http://127.0.0.1:9999/callback"
 
 
 class FakeClock:
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
+    #: 2038-01-15 08:00 UTC, a Friday. Far ahead of the real clock on purpose: what a page writes
+    #: with this clock (a session's `ttl`, an expiry) the store judges by the real one, so a day
+    #: the real clock has passed would end every test's session (it was 2027-01-15).
+    def __init__(self, now: float = 2_147_155_200.0) -> None:
         self.now = now
 
     def __call__(self) -> float:

@@ -175,13 +175,15 @@ def test_expired_tokens_are_labelled(services: Services, browser: Callable[..., 
     ada = browser("ada")
     _, live = create_token(services.items, ada.user_id, name="live", scopes="memo:read", expires_days=365)
     _, old = create_token(services.items, ada.user_id, name="old", scopes="memo:read", expires_days=1)
-    # The page judges expiry by its clock (the test clock, early 2027): this one ended years ago.
-    services.items.update(
-        Update(
-            key=record_key(ada.user_id, old["id"]),
-            set={"expiresAt": format_timestamp(utc_now() - timedelta(days=3650))},
+    # The page judges expiry by its clock (the test clock, early 2038): this one ended years ago,
+    # the live one ends 30 years from now.
+    for token, days in ((old, -3650), (live, 30 * 365)):
+        services.items.update(
+            Update(
+                key=record_key(ada.user_id, token["id"]),
+                set={"expiresAt": format_timestamp(utc_now() + timedelta(days=days))},
+            )
         )
-    )
     page = ada.get("/settings/tokens").text
     live_row = page.split(f'data-token-id="{live["id"]}"')[1].split("</tr>")[0]
     old_row = page.split(f'data-token-id="{old["id"]}"')[1].split("</tr>")[0]

@@ -88,7 +88,7 @@ def test_board_and_task_page_mark_overdue_in_the_browsers_zone(
     services: Services, browser: Callable[..., Browser], clock: FakeClock
 ) -> None:
     person = browser()
-    now = datetime.fromtimestamp(clock(), UTC)  # 2027-01-15 08:00 UTC, a Friday: 16:00 in Shanghai
+    now = datetime.fromtimestamp(clock(), UTC)  # 2038-01-15 08:00 UTC, a Friday: 16:00 in Shanghai
     due = {"timezone": "America/New_York"}  # the task's own zone: not the one it is shown in
     late = new_task(services, person.user_id, "late one", due=_at(now - timedelta(days=1)), **due)
     soon = new_task(services, person.user_id, "soon one", due=_at(now + timedelta(days=3)), **due)
@@ -98,12 +98,12 @@ def test_board_and_task_page_mark_overdue_in_the_browsers_zone(
     html = person.get("/todos").text
     late_card, soon_card, done_card = (_card(html, t["id"]) for t in (late, soon, done))
     assert re.search(r'<time class="due overdue"[^>]*>Overdue: yesterday 16:00</time>', late_card), late_card
-    assert 'title="2027-01-14 16:00 +0800"' in late_card
+    assert 'title="2038-01-14 16:00 +0800"' in late_card
     assert re.search(r'<time class="due"[^>]*>Due Mon 16:00 · in 3 days</time>', soon_card), soon_card
     assert "overdue" not in done_card and "Due yesterday 16:00" in done_card  # done: not overdue
     page = person.get(f"/todos/tasks/{late['id']}").text
     assert re.search(r'<time class="due overdue"[^>]*>Overdue: yesterday 16:00</time>', page)
-    assert "(2027-01-14 16:00 +0800)" in page
+    assert "(2038-01-14 16:00 +0800)" in page
     person.client.cookies.set("mesq_tz", "UTC")
     assert "Overdue: yesterday 08:00" in _card(person.get("/todos").text, late["id"])
 
