@@ -153,7 +153,7 @@ class LiveServer:
                 sys.stdin = saved
         return subprocess.CompletedProcess(argv, status, stdout.getvalue(), stderr.getvalue())
 
-    def account(self, username: str, scopes: str = ALL_MEMO) -> Account:
+    def account(self, username: str, scopes: str = ALL_MEMO, token_name: str = "e2e") -> Account:
         """A user and a token of it, made by `mesq user create` and `mesq token create` (their
         `main`, in this process: as two commands they start two interpreters, ~0.6 s idle and
         1-3 s on a busy worker, for each of the suite's few hundred accounts; the CLI's own tests
@@ -161,11 +161,14 @@ class LiveServer:
         created = self.cli_here("user", "create", username, "--password-stdin", stdin="correct horse battery\n")
         assert created.returncode == 0, created.stderr
         user_id = re.search(r"\((\w+)\)", created.stdout)
-        made = self.cli_here("token", "create", username, "--name", "e2e", "--scopes", scopes)
+        token = self.token(username, scopes, token_name)
+        return Account(user_id=user_id.group(1) if user_id else "", username=username, token=token)
+
+    def token(self, username: str, scopes: str = ALL_MEMO, name: str = "e2e") -> str:
+        """The secret of a new token of `username`, made by `mesq token create` (in this process)."""
+        made = self.cli_here("token", "create", username, "--name", name, "--scopes", scopes)
         assert made.returncode == 0, made.stderr
-        return Account(
-            user_id=user_id.group(1) if user_id else "", username=username, token=made.stdout.strip().splitlines()[-1]
-        )
+        return made.stdout.strip().splitlines()[-1]
 
 
 #: `LiveServer.cli_here` swaps the process's stdin: one caller at a time.

@@ -23,9 +23,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 @pytest.fixture(scope="package")
 def pat(server: LiveServer) -> str:
     """A personal access token, for the clients people configure with a bearer header."""
-    made = server.cli_here("token", "create", "alice", "--name", "clients", "--scopes", ALL_SCOPES)
-    assert made.returncode == 0, made.stderr
-    return made.stdout.strip().splitlines()[-1]
+    return server.token("alice", ALL_SCOPES, "clients")
 
 
 @pytest.fixture

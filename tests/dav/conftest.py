@@ -105,10 +105,7 @@ def mesq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 def phone_of(mesq: LiveServer, username: str, name: str = "Phone") -> Iterator[tuple[CaldavClient, Rest]]:
     """A new account on `mesq` with a todo:read+todo:write token named `name` (the phone), as
     python-caldav sees it and as REST does."""
-    assert mesq.cli_here("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
-    made = mesq.cli_here("token", "create", username, "--name", name, "--scopes", "todo:read,todo:write")
-    assert made.returncode == 0, made.stderr
-    token = made.stdout.strip().splitlines()[-1]
+    token = mesq.account(username, "todo:read,todo:write", name).token
     client = CaldavClient(f"{mesq.base_url}/dav/", username, token)
     try:
         yield client, Rest(mesq.base_url, token)

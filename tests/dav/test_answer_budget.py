@@ -97,9 +97,7 @@ NOTES = "".join(f'第{line}行："长笔记" \\ 反斜杠，{line}\n' for line i
 
 @pytest.fixture(scope="module")
 def heavy(mesq: LiveServer) -> dict[str, Any]:
-    assert mesq.cli_here("user", "create", "heavy", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
-    made = mesq.cli_here("token", "create", "heavy", "--name", "Phone", "--scopes", "todo:read,todo:write")
-    token = made.stdout.strip().splitlines()[-1]
+    token = mesq.account("heavy", "todo:read,todo:write", "Phone").token
     rest = httpx.Client(base_url=mesq.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=60)
     space = rest.get("/api/toolkit/todo/spaces").json()["data"]["spaces"][0]["id"]
     ids = []

@@ -92,7 +92,7 @@ def test_an_excluded_date_is_not_one_of_the_counted_occurrences(phone: tuple[Cal
 def _query(mesq: LiveServer, calendar: str, start: str, end: str) -> list[str]:
     """The hrefs a calendar-query REPORT with this VTODO time-range answers (the server's own
     filter: python-caldav's search also filters what it gets back by itself)."""
-    token = mesq.cli_here("token", "create", "alice", "--name", "Query", "--scopes", "todo:read").stdout.split()[-1]
+    token = mesq.token("alice", "todo:read", "Query")
     body = (
         '<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/></D:prop>'
         '<C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VTODO">'

@@ -35,10 +35,7 @@ TOKEN_NAME = "Alice's iPhone"
 
 @pytest.fixture(scope="module")
 def alice(mesq: LiveServer) -> dict[str, str]:
-    assert mesq.cli_here("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
-    made = mesq.cli_here("token", "create", "alice", "--name", TOKEN_NAME, "--scopes", "todo:read,todo:write")
-    assert made.returncode == 0, made.stderr
-    return {"username": "alice", "token": made.stdout.strip().splitlines()[-1]}
+    return {"username": "alice", "token": mesq.account("alice", "todo:read,todo:write", TOKEN_NAME).token}
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,6 @@ from tests.conftest import LiveServer
 from tests.dav.conftest import NS, Dav, basic, hrefs, prop, vtodo
 from tests.dav.driver import CaldavClient
 
-PASSWORD = "correct horse battery"
-
 #: Per zone: a floating time on 7 December that, read as UTC, falls outside that local day, and
 #: a UTC time inside it.
 CASES = {
@@ -44,12 +42,9 @@ def local_day(zone: str, day: date) -> tuple[datetime, datetime]:
 
 class Phone:
     def __init__(self, mesq: LiveServer, username: str, zone: str) -> None:
-        assert mesq.cli_here("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
+        self.token = mesq.account(username, "todo:read,todo:write", "Phone").token
         assert mesq.cli("user", "set-timezone", username, zone).returncode == 0
-        made = mesq.cli_here("token", "create", username, "--name", "Phone", "--scopes", "todo:read,todo:write")
-        assert made.returncode == 0, made.stderr
         self.mesq, self.username, self.zone = mesq, username, zone
-        self.token = made.stdout.strip().splitlines()[-1]
         self.client = CaldavClient(f"{mesq.base_url}/dav/", username, self.token)
         space = httpx.get(
             f"{mesq.base_url}/api/toolkit/todo/spaces", headers={"Authorization": f"Bearer {self.token}"}, timeout=30

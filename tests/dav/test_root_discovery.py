@@ -14,8 +14,6 @@ from starlette.testclient import TestClient
 from tests.conftest import LiveServer
 from tests.dav.driver import CaldavClient
 
-PASSWORD = "correct horse battery"
-
 
 def test_propfind_on_the_root_leads_to_the_caldav_space_and_get_stays_the_site(dav_client: TestClient) -> None:
     answer = dav_client.request("PROPFIND", "/", headers={"Depth": "0"}, follow_redirects=False)
@@ -28,10 +26,7 @@ def test_propfind_on_the_root_leads_to_the_caldav_space_and_get_stays_the_site(d
 
 @pytest.fixture(scope="module")
 def token(mesq: LiveServer) -> str:
-    assert mesq.cli_here("user", "create", "mei", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
-    made = mesq.cli_here("token", "create", "mei", "--name", "iPhone", "--scopes", "todo:read,todo:write")
-    assert made.returncode == 0, made.stderr
-    return made.stdout.strip().splitlines()[-1]
+    return mesq.account("mei", "todo:read,todo:write", "iPhone").token
 
 
 @pytest.fixture(scope="module")

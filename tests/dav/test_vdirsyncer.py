@@ -12,7 +12,5 @@ from tests.dav.vdirsyncer_flow import round_trip
 
 
 def test_vdirsyncer_syncs_a_space_both_ways_twice_without_duplicates(mesq: LiveServer, tmp_path: Path) -> None:
-    assert mesq.cli_here("user", "create", "bob", "--password-stdin", stdin="correct horse battery\n").returncode == 0
-    made = mesq.cli_here("token", "create", "bob", "--name", "laptop vdirsyncer", "--scopes", "todo:read,todo:write")
-    assert made.returncode == 0, made.stderr
-    round_trip(mesq.base_url, "bob", made.stdout.strip().splitlines()[-1], tmp_path)
+    bob = mesq.account("bob", "todo:read,todo:write", "laptop vdirsyncer")
+    round_trip(mesq.base_url, "bob", bob.token, tmp_path)

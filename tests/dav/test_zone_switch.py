@@ -223,10 +223,7 @@ def test_each_zone_has_its_own_mark() -> None:
 
 @pytest.fixture(scope="module")
 def account(mesq: LiveServer) -> dict[str, str]:
-    assert mesq.cli_here("user", "create", "zoe", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
-    made = mesq.cli_here("token", "create", "zoe", "--name", "Zoe's phone", "--scopes", "todo:read,todo:write")
-    assert made.returncode == 0, made.stderr
-    return {"username": "zoe", "token": made.stdout.strip().splitlines()[-1]}
+    return {"username": "zoe", "token": mesq.account("zoe", "todo:read,todo:write", "Zoe's phone").token}
 
 
 @pytest.fixture(scope="module")

@@ -171,9 +171,7 @@ def _account_in(live_server: LiveServer, username: str, language: str) -> str:
     created = live_server.cli_here("user", "create", username, "--password-stdin", "--language", language,
                               stdin="correct horse battery\n")  # fmt: skip
     assert created.returncode == 0, created.stderr
-    made = live_server.cli_here("token", "create", username, "--name", "e2e", "--scopes", SCOPES)
-    assert made.returncode == 0, made.stderr
-    return made.stdout.strip().splitlines()[-1]
+    return live_server.token(username, SCOPES)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -84,9 +84,7 @@ async def every_memo_tool(call: Calls) -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_official_client_end_to_end(live_server, mode):
     writer = live_server.account(f"writer{mode}", scopes="memo:read,memo:write")
-    reader_token = live_server.cli_here("token", "create", writer.username, "--name", "ro", "--scopes", "memo:read")
-    assert reader_token.returncode == 0, reader_token.stderr
-    reader = reader_token.stdout.strip().splitlines()[-1]
+    reader = live_server.token(writer.username, "memo:read", "ro")
 
     async def scenario() -> None:
         async with connect(live_server.base_url, reader, mode) as client:

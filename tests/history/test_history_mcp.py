@@ -37,9 +37,7 @@ def token(server: LiveServer, username: str, name: str, scopes: str, *, new_user
     if new_user:
         created = server.cli_here("user", "create", username, "--password-stdin", stdin="correct horse battery\n")
         assert created.returncode == 0, created.stderr
-    made = server.cli_here("token", "create", username, "--name", name, "--scopes", scopes)
-    assert made.returncode == 0, made.stderr
-    return made.stdout.strip().splitlines()[-1]
+    return server.token(username, scopes, name)
 
 
 async def failed(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

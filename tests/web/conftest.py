@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import re
 import secrets
 from collections.abc import Callable, Iterator
@@ -74,8 +75,12 @@ class Browser:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    """A real `mesq serve` subprocess (for the Chromium tests)."""
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LiveServer]:
+    """A real `mesq serve` subprocess (for the Chromium tests): the test's own, or in a module
+    marked `shared_server` the module's one server (`module_server`)."""
+    if request.node.get_closest_marker("shared_server") is not None:
+        yield request.getfixturevalue("module_server")
+        return
     live = start_server(tmp_path / "live")
     yield live
     stop_server(live)
@@ -89,6 +94,15 @@ def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
     live = start_server(tmp_path_factory.mktemp("module-server") / "live")
     yield live
     stop_server(live)
+
+
+_USERNAMES = itertools.count(1)
+
+
+def fresh_username(prefix: str) -> str:
+    """A username no other test of this process has taken: tests on a shared server each sign
+    in as an account of their own."""
+    return f"{prefix}{next(_USERNAMES)}"
 
 
 @pytest.fixture

@@ -783,11 +783,7 @@ def _account_speaking(live: LiveServer, username: str, language: str) -> Server:
     created = live.cli_here("user", "create", username, "--password-stdin", "--language", language,
                        stdin="correct horse battery\n")  # fmt: skip
     assert created.returncode == 0, created.stderr
-    made = live.cli_here(
-        "token", "create", username, "--name", "e2e", "--scopes", "memo:read,memo:write,todo:read,todo:write"
-    )
-    assert made.returncode == 0, made.stderr
-    server = Server(live, made.stdout.strip().splitlines()[-1])
+    server = Server(live, live.token(username, "memo:read,memo:write,todo:read,todo:write"))
     server.call("set_time_zone", {"timeZone": "Asia/Shanghai"})
     return server
 

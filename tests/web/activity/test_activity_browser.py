@@ -30,9 +30,7 @@ TYPED = {"Claude", "Desktop"}
 
 
 def _rest(server: LiveServer, name: str, user: str = USER) -> httpx.Client:
-    made = server.cli_here("token", "create", user, "--name", name, "--scopes", ALL)
-    assert made.returncode == 0, made.stderr
-    secret = made.stdout.strip().splitlines()[-1]
+    secret = server.token(user, ALL, name)
     return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=30)
 
 

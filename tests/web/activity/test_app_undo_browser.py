@@ -37,9 +37,7 @@ WORDS = {
 
 
 def _rest(server: LiveServer, name: str) -> httpx.Client:
-    made = server.cli_here("token", "create", USER, "--name", name, "--scopes", ALL)
-    assert made.returncode == 0, made.stderr
-    secret = made.stdout.strip().splitlines()[-1]
+    secret = server.token(USER, ALL, name)
     return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {secret}"}, timeout=30)
 
 

@@ -7,7 +7,6 @@ sideways."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,12 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
+from ..conftest import fresh_username
 from ..kit.test_layout import SIZES, shots  # noqa: F401  (shots: the screenshot directory fixture)
 from ..todos.test_todos_browser import PROBLEMS, sign_in_page
 from .test_activity_browser import ALL, USER, _ok, _rest
+
+pytestmark = pytest.mark.shared_server
 
 expect = playwright_sync.expect
 #: What each page's panel says first (newest first), by language.
@@ -34,18 +36,11 @@ ITEM_LINES = {"zh-CN": ["编辑了收件箱条目“取快递”", "新建了收
 
 
 #: The number of each test's own account (the module's tests share one server).
-_USERS = itertools.count(1)
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own (`user`)."""
-    return module_server
 
 
 @pytest.fixture
 def user(server: LiveServer) -> str:
-    username = f"{USER}{next(_USERS)}"
+    username = fresh_username(USER)
     server.account(username, scopes=ALL)
     return username
 

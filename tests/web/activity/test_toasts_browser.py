@@ -6,7 +6,6 @@ timeline, not pinned, not in the trash."""
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -17,25 +16,21 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
+from ..conftest import fresh_username
 from ..kit.test_layout import SIZES
 from ..todos.test_todos_browser import PROBLEMS, sign_in_page
+
+pytestmark = pytest.mark.shared_server
 
 expect = playwright_sync.expect
 USER = "ada"
 #: The number of each test's own user (the module's tests share one server).
-_USERS = itertools.count(1)
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 @pytest.fixture(params=SIZES, ids=lambda size: f"{size[0]}px")
 def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Client]]:
     width, height = request.param
-    username = f"{USER}{next(_USERS)}"
+    username = fresh_username(USER)
     account = server.account(username, scopes="memo:read,memo:write")
     with chromium_page(viewport={"width": width, "height": height}, locale="zh-CN") as page:
         sign_in_page(page, server.base_url, username)

@@ -221,11 +221,8 @@ class Audit:
 
 def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
     base = server.base_url
-    made = server.cli_here(
-        "token", "create", "admin", "--name", "a11y 无障碍", "--scopes", "memo:read,memo:write,todo:read,todo:write"
-    )
-    assert made.returncode == 0, made.stderr
-    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {made.stdout.split()[-1]}"}) as rest:
+    token = server.token("admin", "memo:read,memo:write,todo:read,todo:write", "a11y 无障碍")
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as rest:
         memos = [
             rest.post("/api/toolkit/memo", json={"content": text}).json()["data"]["memo"]
             for text in ("留 #keep", "丢 #gone")
@@ -501,8 +498,7 @@ def test_memo_composer_with_preview_and_suggestions_passes_axe(server: LiveServe
     page.fill("input[name=confirm]", PASSWORD)
     page.click("button[type=submit]")
     playwright_sync.expect(page).to_have_url(base + "/")
-    made = server.cli_here("token", "create", "admin", "--name", "a11y", "--scopes", "memo:read,memo:write")
-    assert made.returncode == 0, made.stderr
+    token = server.token("admin", "memo:read,memo:write", "a11y")
     csrf = page.locator("#composer input[name=csrf]").get_attribute("value")
     relayed = page.request.post(
         base + "/memos/uploads/relay?displayName=photo.png&mimeType=image/png",
@@ -511,7 +507,7 @@ def test_memo_composer_with_preview_and_suggestions_passes_axe(server: LiveServe
     )
     assert relayed.ok, relayed.text()
     resource = relayed.json()
-    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {made.stdout.split()[-1]}"}) as rest:
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as rest:
         fields = ("path", "displayName", "fileSize", "mimeType", "type")
         memo = {
             "content": "清单 #home/garden\n- [ ] seeds\n- [x] soil",

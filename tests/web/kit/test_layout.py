@@ -159,8 +159,7 @@ def test_every_page_fits_phone_and_desktop(server: LiveServer, page: Any, shots:
     page.goto(base + "/")
     expect(page.locator("h1")).to_contain_text("Memos")
 
-    made = server.cli_here("token", "create", "admin", "--name", "rest", "--scopes", "memo:read,memo:write")
-    _trashed_memo(server, made.stdout.strip().splitlines()[-1])
+    _trashed_memo(server, server.token("admin", "memo:read,memo:write", "rest"))
     page.goto(base + "/trash")
     expect(page.locator(".memo")).to_contain_text("旧的想法")
     check_fits(page, "trash", shots)

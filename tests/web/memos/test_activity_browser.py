@@ -27,11 +27,7 @@ def server(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 def _agent(server: LiveServer, name: str) -> httpx.Client:
-    made = server.cli_here(
-        "token", "create", "admin", "--name", name, "--scopes", "memo:read,memo:write,todo:read,todo:write"
-    )
-    assert made.returncode == 0, made.stderr
-    token = made.stdout.strip().splitlines()[-1]
+    token = server.token("admin", "memo:read,memo:write,todo:read,todo:write", name)
     return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=10)
 
 

@@ -5,7 +5,6 @@ when the view lists it, and a short notice says so when it does not. With script
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
@@ -16,19 +15,15 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
+from ..conftest import fresh_username
 from ..kit.test_layout import SIZES
 from .sign_in import on_the_timeline
+
+pytestmark = pytest.mark.shared_server
 
 expect = playwright_sync.expect
 USER = "ada"
 #: The number of each test's own user (the module's tests share one server).
-_USERS = itertools.count(1)
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 #: The notice for a memo saved outside the view, and the page's own words for the checks.
@@ -48,7 +43,7 @@ RUNS = [("zh-CN", True, SIZES[0]), ("en-US", True, SIZES[1]), ("zh-CN", False, S
 )
 def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Client, str]]:
     locale, script, (width, height) = request.param
-    username = f"{USER}{next(_USERS)}"
+    username = fresh_username(USER)
     account = server.account(username, scopes="memo:read,memo:write")
     problems: list[str] = []
     with chromium_page(

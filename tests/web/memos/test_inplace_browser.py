@@ -6,7 +6,6 @@ the "Filters" button. At 390 and 1280 px."""
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -17,8 +16,11 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
+from ..conftest import fresh_username
 from ..kit.test_layout import SIZES
 from .sign_in import on_the_timeline
+
+pytestmark = pytest.mark.shared_server
 
 expect = playwright_sync.expect
 USER = "ada"
@@ -26,13 +28,6 @@ MEMOS = 32
 
 
 #: The number of each test's own user (the module's tests share one server).
-_USERS = itertools.count(1)
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 @pytest.fixture(params=SIZES, ids=lambda size: f"{size[0]}px")
@@ -40,7 +35,7 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
     """A Chromium page signed in as a fresh user (at each size), a REST client with the user's
     memo and todo token, and no script error nor CSP violation on any page."""
     width, height = request.param
-    username = f"{USER}{next(_USERS)}"
+    username = fresh_username(USER)
     account = server.account(username, scopes="memo:read,memo:write,todo:read,todo:write")
     problems: list[str] = []
     with chromium_page(viewport={"width": width, "height": height}) as page:

@@ -5,7 +5,6 @@ rules), and Escape never throws an edited text away without asking, in the page'
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -16,20 +15,16 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
+from ..conftest import fresh_username
 from ..kit.test_layout import SIZES
 from .sign_in import EDITOR, memo_card, on_the_timeline, open_editor
 from .test_memos_browser import COMPOSING_KEY
 
+pytestmark = pytest.mark.shared_server
+
 expect = playwright_sync.expect
 USER = "ada"
 #: The number of each test's own user (the module's tests share one server).
-_USERS = itertools.count(1)
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 WORDS = {
@@ -50,7 +45,7 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
     """A Chromium page signed in (in the run's language and size), a REST client for the checks;
     no script error, and never a dialog of the browser's own."""
     locale, (width, height) = request.param
-    username = f"{USER}{next(_USERS)}"
+    username = fresh_username(USER)
     account = server.account(username, scopes="memo:read,memo:write")
     problems: list[str] = []
     with chromium_page(locale=locale, viewport={"width": width, "height": height}) as page:

@@ -6,7 +6,6 @@ composer's own Save (its submit loads the next page). In Chinese at 390 px, in E
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,19 +15,15 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
+from ..conftest import fresh_username
 from ..kit.test_layout import SIZES
 from .sign_in import EDITOR, on_the_timeline, open_editor
+
+pytestmark = pytest.mark.shared_server
 
 expect = playwright_sync.expect
 USER = "ada"
 #: The number of each test's own user (the module's tests share one server).
-_USERS = itertools.count(1)
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 WORDS = {
@@ -43,7 +38,7 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
     """A Chromium page on the timeline and the list of the browser dialogs it raised (each
     dismissed: the person stays); no script error."""
     locale, (width, height) = request.param
-    username = f"{USER}{next(_USERS)}"
+    username = fresh_username(USER)
     account = server.account(username, scopes="memo:read,memo:write")
     problems: list[str] = []
     asked: list[str] = []

@@ -18,6 +18,8 @@ from ..chromium import chromium_page
 from ..kit.test_layout import SIZES, shots
 from ..todos.test_todos_browser import PROBLEMS, sign_in_page
 
+pytestmark = pytest.mark.shared_server
+
 __all__ = ["shots"]  # the fixture
 expect = playwright_sync.expect
 USER = "lin"
@@ -28,12 +30,6 @@ MEMO = (
     "看https://example.com/a很好 #读书\n"
     "长链接 https://example.com/" + "a" * 150
 )
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")

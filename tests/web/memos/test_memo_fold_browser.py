@@ -23,18 +23,14 @@ from ..kit.test_accessibility import Audit
 from ..kit.test_layout import SIZES, shots
 from ..todos.test_todos_browser import PROBLEMS, sign_in_page
 
+pytestmark = pytest.mark.shared_server
+
 expect = playwright_sync.expect
 __all__ = ["shots"]  # the fixture
 LONG = "读书笔记[^1]：\n\n" + "\n\n".join(f"第{n}段：今天读了很多很多页，记下这一段想法。" for n in range(1, 41))
 LONG += "\n\n[^1]: 出自《三体》第三章"
 SHORT = "短笔记 #日常\n两行而已"
 WORDS = {"zh-CN": ("展开", "收起"), "en-US": ("Show more", "Show less")}
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 def _memos(server: LiveServer, username: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -22,11 +22,7 @@ from ..kit.test_browser import PASSWORD
 from ..kit.test_layout import SIZES, check_fits, shots  # noqa: F401  (the screenshot folder fixture)
 from ..shelf_seed import many_notes_shelf, sample_shelf, write_export
 
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test imports its shelf for an account of its own."""
-    return module_server
+pytestmark = pytest.mark.shared_server
 
 
 @pytest.fixture

@@ -21,16 +21,12 @@ from ..kit.test_browser import PASSWORD
 from ..kit.test_layout import SIZES
 from .test_refusals_browser import ENGLISH_SENTENCE
 
+pytestmark = pytest.mark.shared_server
+
 expect = playwright_sync.expect
 HEADING = {"zh-CN": "在日历应用中同步任务（CalDAV）", "en-US": "Tasks in calendar apps (CalDAV)"}
 TOKEN_NAME = {"zh-CN": "日历应用", "en-US": "Calendar app"}
 PROPFIND = '<D:propfind xmlns:D="DAV:"><D:prop><D:displayname/></D:prop></D:propfind>'
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])

@@ -5,7 +5,6 @@ retries is shown as failing, with its error."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -20,6 +19,7 @@ from tests.reminders.receiver import Receiver
 
 from ...conftest import Account, LiveServer, start_server, stop_server
 from ..chromium import chromium_page
+from ..conftest import fresh_username
 from ..kit.test_browser import PASSWORD
 
 expect = playwright_sync.expect
@@ -42,7 +42,6 @@ SHOWN = """tag => navigator.serviceWorker.getRegistration('/settings/').then(r =
 
 
 #: The number of each test's own account (the module's tests share one server).
-_USERS = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +63,7 @@ def failing() -> Iterator[Receiver]:
 
 def _sign_in(page: Any, server: LiveServer) -> Account:
     """A new account of this test's, signed in on `page` through the login form."""
-    account = server.account(f"admin{next(_USERS)}", scopes="todo:read,todo:write")
+    account = server.account(fresh_username("admin"), scopes="todo:read,todo:write")
     page.goto(server.base_url + "/login")
     page.fill("input[name=username]", account.username)
     page.fill("input[name=password]", PASSWORD)

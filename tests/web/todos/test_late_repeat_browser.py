@@ -16,14 +16,10 @@ from ..chromium import chromium_page
 from ..kit.test_layout import SIZES
 from .test_todos_browser import PROBLEMS, sign_in_page
 
+pytestmark = pytest.mark.shared_server
+
 ZONE = ZoneInfo("Asia/Shanghai")
 LABELS = {"zh-CN": "完成：吃维生素", "en-US": "Complete: 吃维生素"}
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")

@@ -14,17 +14,13 @@ from ..chromium import chromium_page
 from ..kit.test_layout import SIZES
 from .test_todos_browser import PROBLEMS, sign_in_page
 
+pytestmark = pytest.mark.shared_server
+
 expect = playwright_sync.expect
 LOCALES = ("en-US", "zh-CN")
 #: What each page language calls the subtasks section and the tick of the first subtask.
 SUBTASKS = {"zh-CN": "子任务", "en-US": "Subtasks"}
 TICK = {"zh-CN": "标记完成：装箱 1", "en-US": "Mark done: 装箱 1"}
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 def _fits(page: object, width: int) -> None:

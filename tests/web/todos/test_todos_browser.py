@@ -6,7 +6,6 @@ the trash. Every todo page is checked at 390 and 1280 px and photographed (`todo
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,27 +17,23 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
+from ..conftest import fresh_username
 from ..kit.test_browser import PASSWORD
 from ..kit.test_layout import SIZES, check_fits, shots  # noqa: F401  (shots: the screenshot directory fixture)
+
+pytestmark = pytest.mark.shared_server
 
 expect = playwright_sync.expect
 USER = "ada"
 
 
 #: The names `signed_in` gives its users, one each (a module may share one server among its tests).
-_SIGNED_IN = itertools.count(1)
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 @pytest.fixture
 def signed_in(server: LiveServer) -> Iterator[tuple[Any, httpx.Client]]:
     """A Chromium page signed in as a fresh user, and a REST client with that user's todo token."""
-    username = f"{USER}-board{next(_SIGNED_IN)}"
+    username = fresh_username(f"{USER}-board")
     account = server.account(username, scopes="todo:read,todo:write")
     with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}) as page:
         sign_in_page(page, server.base_url, username, "/todos")

@@ -16,13 +16,9 @@ from ...conftest import LiveServer
 from ..kit.test_layout import SIZES, shots  # noqa: F401  (shots: the screenshot directory fixture)
 from .test_todos_browser import add_task, column, fits, signed_in  # noqa: F401  (signed_in: a fixture)
 
+pytestmark = pytest.mark.shared_server
+
 expect = playwright_sync.expect
-
-
-@pytest.fixture
-def server(module_server: LiveServer) -> LiveServer:
-    """The module's one server: each test signs in as an account of its own."""
-    return module_server
 
 
 def open_menu(page: Any, name: str) -> Any:
