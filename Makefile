@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 DATA_DIR ?= .mesq
 PORT ?= 8787
 
-.PHONY: run test test-fast lint typecheck unit bench install clean messages prerequisites-run prerequisites-test deploy-check
+.PHONY: run test test-fast date-check lint typecheck unit bench install clean messages prerequisites-run prerequisites-test deploy-check
 # Prerequisites, then the venv, then the work: in that order even under -j.
 .NOTPARALLEL:
 
@@ -67,6 +67,12 @@ FAST_MARKS := not slow and not browser and not e2e and not dynamodb_local
 # __pycache__, so a second run collects in 6 s of CPU per process instead of 16 (docs/testing.md).
 test-fast: install
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -m "$(FAST_MARKS)" -n 3 -p no:cacheprovider --hypothesis-profile=fast
+
+# The suite with every clock 30 days ahead (libfaketime), then what failed again at +0 days: lists the
+# tests that fail on a later date, not those libfaketime breaks (infra/date_check.py, docs/testing.md).
+# Not part of `test`: ~6 minutes more. `make date-check DATE_CHECK_ARGS="--days 3 --days 60"`.
+date-check: prerequisites-test install
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python infra/date_check.py $(DATE_CHECK_ARGS)
 
 # sam validate --lint, sam build (arm64, python3.12) and the transformed-template cfn-lint; the SAM
 # CLI lives in its own venv (.cache/sam-venv). Not part of `test`: the first run downloads the CLI

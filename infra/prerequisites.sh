@@ -3,7 +3,8 @@
 #
 #   infra/prerequisites.sh run    Python >= 3.11 with venv
 #   infra/prerequisites.sh test   the same, plus make, git, curl, Java 17+ and npm (DynamoDB Local),
-#                                 Chromium and CJK fonts (the browser tests)
+#                                 Chromium and CJK fonts (the browser tests), libfaketime (the
+#                                 date check, infra/date_check.py)
 #
 # Run as root on Debian (apt-get present), as CI does, it installs whatever is missing with one
 # `apt-get update`. Anywhere else it stops at once with ONE line naming what is missing and the
@@ -16,18 +17,18 @@ python="${PYTHON:-python3}"
 
 case "$target" in
   run) needs=(python) ;;
-  test) needs=(python make git curl java npm chromium cjk_fonts) ;;
+  test) needs=(python make git curl java npm chromium cjk_fonts faketime) ;;
   *) echo "usage: $0 run|test" >&2; exit 2 ;;
 esac
 
 # need -> Debian package, and how the line names it.
 declare -A package=(
   [python]=python3-venv [make]=make [git]=git [curl]=curl [java]=openjdk-17-jre-headless
-  [npm]=npm [chromium]=chromium [cjk_fonts]=fonts-noto-cjk
+  [npm]=npm [chromium]=chromium [cjk_fonts]=fonts-noto-cjk [faketime]=faketime
 )
 declare -A label=(
   [python]="Python >= 3.11 with venv ($python)" [make]=make [git]=git [curl]=curl [java]="Java 17+"
-  [npm]=npm [chromium]=chromium [cjk_fonts]="CJK fonts"
+  [npm]=npm [chromium]=chromium [cjk_fonts]="CJK fonts" [faketime]=libfaketime
 )
 
 present() {

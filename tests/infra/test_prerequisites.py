@@ -26,12 +26,13 @@ PROVIDES = {
     "npm": "npm",
     "chromium": "chromium",
     "fonts-noto-cjk": "fc-list",
+    "faketime": "faketime",
 }
 STUB_OUTPUT = {
     "java": "echo 'openjdk version \"17.0.15\" 2025-04-15' >&2",
     "fc-list": 'echo "Noto Sans CJK SC"',
 }
-ALL_PACKAGES = "make git curl openjdk-17-jre-headless npm chromium fonts-noto-cjk"
+ALL_PACKAGES = "make git curl openjdk-17-jre-headless npm chromium fonts-noto-cjk faketime"
 
 
 def stub(bin_dir: Path, name: str, body: str = "") -> None:
@@ -80,7 +81,7 @@ def apt_calls(tmp_path: Path) -> list[str]:
 
 @pytest.mark.parametrize("java", ["absent", "java 11"])
 def test_missing_java_stops_at_once_with_one_line(tmp_path: Path, java: str):
-    bin_dir = machine(tmp_path, has=("make", "git", "curl", "npm", "chromium", "fc-list"))
+    bin_dir = machine(tmp_path, has=("make", "git", "curl", "npm", "chromium", "fc-list", "faketime"))
     if java == "java 11":
         stub(bin_dir, "java", "echo 'openjdk version \"11.0.2\" 2019-01-15' >&2")
     started = time.monotonic()
@@ -97,8 +98,8 @@ def test_the_line_names_everything_missing(tmp_path: Path):
     result = run_script(machine(tmp_path, has=("make", "git", "java")), as_root="0")
     assert result.returncode == 1
     assert result.stderr.splitlines() == [
-        "make test: missing curl, npm, chromium, CJK fonts; "
-        "install with: sudo apt-get install -y curl npm chromium fonts-noto-cjk (Debian/Ubuntu)"
+        "make test: missing curl, npm, chromium, CJK fonts, libfaketime; "
+        "install with: sudo apt-get install -y curl npm chromium fonts-noto-cjk faketime (Debian/Ubuntu)"
     ]
 
 
@@ -112,7 +113,7 @@ def test_as_root_a_failing_apt_get_is_one_clear_line(tmp_path: Path):
     result = run_script(machine(tmp_path, has=("make", "git", "curl", "java", "npm"), apt_fails=True), as_root="1")
     assert result.returncode == 1
     assert result.stderr.splitlines()[-1] == (
-        "make test: apt-get could not install chromium fonts-noto-cjk (see above)"
+        "make test: apt-get could not install chromium fonts-noto-cjk faketime (see above)"
     )
 
 
