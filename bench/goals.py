@@ -129,6 +129,8 @@ PEER_GOALS = (
     PeerGoal("fresh raw", "fresh session per call, raw HTTP (server/discover + tools/call)", None),
     PeerGoal("fresh client", "fresh session per call, official client (discover, list, call, check)", 1.1),
     PeerGoal("fresh client two tools", "the same, MeSQ listing only the peers' two tools (X-MCP-Tools)", None),
+    PeerGoal("client parse listing", "of a fresh session: the client parsing the whole tools/list answer", None),
+    PeerGoal("client compile schema", "of a fresh session: the client compiling get_memo's output schema", None),
     PeerGoal("rps c1", "throughput, get_memo at concurrency 1", 0.9, True),
     PeerGoal("rps c8", "throughput, get_memo at concurrency 8", 0.9, True),
     PeerGoal("cold start", "cold start to the first successful call (median of 5)", 1.1),

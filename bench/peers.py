@@ -17,7 +17,9 @@ by `goals.peer_table` with MeSQ / FastMCP and the issue's bound):
 - a fresh session per call: raw (a new connection, `server/discover`, `tools/call`) and through
   the official client (`mcp.client.Client`: discover, `tools/list` on its first call, the call,
   the check of the result against the tool's output schema), for MeSQ also with its listing
-  narrowed to the peers' two tools (`X-MCP-Tools`);
+  narrowed to the peers' two tools (`X-MCP-Tools`); and two parts of that session, timed apart on
+  each server's own answers: the client parsing the `tools/list` answer and compiling `get_memo`'s
+  output schema;
 - throughput of `get_memo` at concurrency 1 and 8 (bench/load.py's generator);
 - CPU per `create_memo`: the request (the process minus its index follower threads, which run
   the embedding and the index saves after the answer, as the indexer function does on AWS), and
@@ -33,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import json
 import os
 import ssl
 import statistics
@@ -60,6 +63,7 @@ COLD_STARTS = 5
 WARM_ROUNDS = 1000  # the CPU rows read 10 ms ticks: ~170 of them per server
 FRESH_RAW_ROUNDS = 100
 FRESH_CLIENT_ROUNDS = 30
+CLIENT_WORK_ROUNDS = 200
 THROUGHPUT_ROUNDS = 6
 WRITES = 100
 AI_SEARCHES = 30
@@ -360,6 +364,35 @@ def fresh_client(peers: list[Peer]) -> dict[str, float]:
     return {key: statistics.median(values) for key, values in samples.items()}
 
 
+def client_work(peers: list[Peer]) -> dict[str, dict[str, float]]:
+    """Two parts of the official client's fresh session, on each server's own answers, without the
+    network: parsing the `tools/list` answer into the SDK's `ListToolsResult`, and compiling
+    `get_memo`'s listed output schema (jsonschema's `check_schema`, run by the client before it
+    validates a result: a cost per subschema under JSON Schema 2020-12). Median seconds of
+    CLIENT_WORK_ROUNDS each, the servers in turns. They say where the fresh-client row's gap is."""
+    from jsonschema.validators import validator_for
+    from mcp.types import ListToolsResult
+
+    listings: dict[str, tuple[bytes, dict[str, Any]]] = {}
+    with httpx.Client(timeout=30) as client:
+        for peer in peers:
+            answer = client.request(**peer.request("tools/list", {}))
+            result = _ok(answer)
+            [get_memo] = [tool for tool in result["tools"] if tool["name"] == "get_memo"]
+            listings[peer.key] = (json.dumps(result).encode(), get_memo["outputSchema"])
+    samples: dict[str, dict[str, list[float]]] = {peer.key: {"parse": [], "compile": []} for peer in peers}
+    for round_number in range(CLIENT_WORK_ROUNDS):
+        for peer in _rotated(peers, round_number):
+            listing, schema = listings[peer.key]
+            began = time.perf_counter()
+            ListToolsResult.model_validate_json(listing)
+            parsed = time.perf_counter()
+            validator_for(schema).check_schema(schema)
+            samples[peer.key]["parse"].append(parsed - began)
+            samples[peer.key]["compile"].append(time.perf_counter() - parsed)
+    return {key: {part: statistics.median(values) for part, values in parts.items()} for key, parts in samples.items()}
+
+
 def throughput(peers: list[Peer], concurrency: int) -> dict[str, float]:
     """Requests per second of `get_memo` (bench/load.py's generator, 2 s a point): the median of
     THROUGHPUT_ROUNDS points per server, taken in turns. One point swings by a quarter between
@@ -445,6 +478,9 @@ def rows_peers() -> list[tuple[str, str, str]]:
                 figures[key]["fresh client"] = fresh[key] * 1000
                 # the peers list only those two tools: their figure is the same session
                 figures[key]["fresh client two tools"] = fresh["mesq two tools" if key == "mesq" else key] * 1000
+            for key, parts in client_work(peers).items():
+                figures[key]["client parse listing"] = parts["parse"] * 1000
+                figures[key]["client compile schema"] = parts["compile"] * 1000
             for concurrency in (1, 8):
                 for key, rps in throughput(peers, concurrency).items():
                     figures[key][f"rps c{concurrency}"] = rps
