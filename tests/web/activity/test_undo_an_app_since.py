@@ -152,29 +152,31 @@ def test_a_time_that_is_not_one_is_a_small_error(
 def test_the_default_time_in_the_autumn_repeated_hour_is_the_sessions_own_instant(
     services: Services, browser: Callable[..., Browser], history_clock: HistoryClock, clock: Any
 ):
-    """New York, 2026-11-01: 01:00-02:00 comes twice. The agent's session starts at 01:30 EST (the
+    """New York, 2037-11-01: 01:00-02:00 comes twice. The agent's session starts at 01:30 EST (the
     second one, 06:30Z): the field's default 01:30 must undo from that instant, not from 01:30
-    EDT an hour earlier; a time the person types in the repeated hour is read as the earlier one."""
+    EDT an hour earlier; a time the person types in the repeated hour is read as the earlier one.
+    (2037 has 2026's calendar: a change record's 90-day `ttl` is judged by the real clock, so
+    2026-11-01 would have failed from 2027-01-30.)"""
     from ..todos.test_todos_pages import run
 
     person = browser()
     run(services, person.user_id, "set_time_zone", {"timeZone": "America/New_York"})
-    history_clock.now = datetime(2026, 11, 1, 6, 30, 20, tzinfo=UTC)
-    clock.now = datetime(2026, 11, 1, 8, 0, tzinfo=UTC).timestamp()
+    history_clock.now = datetime(2037, 11, 1, 6, 30, 20, tzinfo=UTC)
+    clock.now = datetime(2037, 11, 1, 8, 0, tzinfo=UTC).timestamp()
     agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
     agent("create_memo", content="凌晨第二个一点半写的")
     [row] = _app_rows(person.get("/activity", headers=EN).text)
     [fields] = _forms(row, "/activity/undo/preview")
     since = re.search(r'type="datetime-local"[^>]* name="since" value="([^"]+)"', row)
     form = {**_as_form(fields), "since": since.group(1) if since else ""}
-    assert form["since"] == "2026-11-01T01:30"
+    assert form["since"] == "2037-11-01T01:30"
 
     def confirmed_since(sent: dict[str, Any]) -> str:
         preview = person.post("/activity/undo/preview", sent, headers=EN)
         return str(_as_form(_forms(preview.text, "/activity/undo")[0])["since"])
 
-    assert confirmed_since(form).startswith("2026-11-01T06:30:00")  # 01:30 EST, the session's start
-    assert confirmed_since({**form, "since": "2026-11-01T01:45"}).startswith("2026-11-01T05:45:00")  # EDT
+    assert confirmed_since(form).startswith("2037-11-01T06:30:00")  # 01:30 EST, the session's start
+    assert confirmed_since({**form, "since": "2037-11-01T01:45"}).startswith("2037-11-01T05:45:00")  # EDT
 
 
 def test_an_app_with_no_changes_here_is_nothing_to_undo_in_the_pages_words(
