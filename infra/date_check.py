@@ -4,9 +4,9 @@
 
 A test that writes a fixed date ("due 2026-12-07, weekly") passes today and fails once the real
 clock passes it, in a CI run on a later day. This runs the tests under libfaketime (`faketime -m
--f +Nd`: every clock of every process the tests start, Chromium, `mesq serve` and python-caldav
-included, moved N days ahead; the monotonic clock left real, so timeouts still measure time) and
-lists what fails.
+-f +Nd`: the clocks of the test process and of every process it starts, `mesq serve` and
+python-caldav included, moved N days ahead; the monotonic clock left real, so timeouts still
+measure time) and lists what fails.
 
 libfaketime also breaks some tests at no shift at all: a timeout it hands to the kernel comes
 back `EINVAL` (a failure saying only that is the tool's), and child processes read the real clock
