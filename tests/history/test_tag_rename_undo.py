@@ -180,7 +180,7 @@ def test_a_rename_undone_alone_under_a_clock_that_stands_still_finds_every_recor
     from mesq.history import change_op, sessions
     from mesq.kernel import timestamps
 
-    frozen = datetime(2026, 12, 6, 9, 0, tzinfo=UTC)
+    frozen = datetime(2037, 12, 6, 9, 0, tzinfo=UTC)  # far ahead: a change's 90-day ttl is judged by the real clock
     monkeypatch.setattr(change_op, "utc_now", lambda: frozen)
     monkeypatch.setattr(sessions, "utc_now", lambda: frozen)
     monkeypatch.setattr(timestamps, "utc_now", lambda: frozen)  # the clock run ids start with
