@@ -33,6 +33,9 @@ from tests.settings import inprocess_settings
 from tests.web.conftest import Browser, sign_in
 
 LIMITS = PROFILES["normal"]
+#: A driven limiter clock, far ahead (2038-01-15 08:00 UTC): the store judges a counter's `ttl` by
+#: the real clock, so a clock in 2027-01 had these counters expired on write from 2027-01-15.
+FAR_AHEAD = 2_147_155_200.0
 
 
 def _refused(answer: Any, limit: int, name: str, per: str) -> None:
@@ -119,7 +122,7 @@ def test_imports_count_against_the_rate_limit(services: Services) -> None:
 
 def test_a_refusal_gives_back_only_its_own_windows_count(monkeypatch: pytest.MonkeyPatch, services: Services) -> None:
     """The hour turned while the file was read: the new hour's counter is not lowered for it."""
-    now = [1_800_000_000.0]
+    now = [FAR_AHEAD]
     limiter = RateLimiter(services.items, services.settings, clock=lambda: now[0])
     subject = user_subject("hour-turner")
     window = limiter.hit(subject, "import")
@@ -132,7 +135,7 @@ def test_a_refusal_gives_back_only_its_own_windows_count(monkeypatch: pytest.Mon
 
 
 def test_mesq_import_counts_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
-    monkeypatch.setattr("mesq.application.ratelimit.wall_clock", lambda: 1_800_000_000.0)
+    monkeypatch.setattr("mesq.application.ratelimit.wall_clock", lambda: FAR_AHEAD)
     data = tmp_path / "data"
     services = build_services(inprocess_settings(data_dir=data))
     create_user(services.items, "importer", "correct horse battery")
