@@ -64,7 +64,9 @@ def record(key: str, size: int, value: float, baseline: float, baseline_name: st
 
 
 def _number(value: float, unit: str) -> str:
-    return f"{value:,.0f} {unit}" if value >= 100 else f"{value:.1f} {unit}"
+    if value >= 100:
+        return f"{value:,.0f} {unit}"
+    return f"{value:.1f} {unit}" if value >= 1 else f"{value:.2f} {unit}"  # 0.08 ms, not 0.0 ms
 
 
 def _bound(goal: Goal) -> str:

@@ -68,6 +68,8 @@ def test_peer_rows_compare_mesq_with_fastmcp_each_way_up() -> None:
     assert _peer_row("throughput, get_memo at concurrency 8")[4:] == ("0.80x", "0.89x", ">= 0.9x", "NO")
     assert _peer_row("RSS idle")[-2:] == ("reported", "-")
     assert _peer_row("cold start")[1:] == ("not run", "", "", "", "", "<= 1.1x", "-")
+    goals.record_peers("client parse listing", 0.66, 0.081, 0.058, "ms")  # below a millisecond: two decimals
+    assert _peer_row("of a fresh session: the client parsing")[1:4] == ("0.66 ms", "0.08 ms", "0.06 ms")
     assert len(goals.peer_rows()) == len(goals.PEER_GOALS) and "Issue 44 peers" in goals.peer_table()
 
 
