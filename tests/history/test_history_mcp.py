@@ -34,10 +34,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
 
 
 def token(server: LiveServer, username: str, name: str, scopes: str, *, new_user: bool = True) -> str:
-    if new_user:
-        created = server.cli_here("user", "create", username, "--password-stdin", stdin="correct horse battery\n")
-        assert created.returncode == 0, created.stderr
-    return server.token(username, scopes, name)
+    return server.account(username, scopes, name).token if new_user else server.token(username, scopes, name)
 
 
 async def failed(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

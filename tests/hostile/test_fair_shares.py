@@ -30,12 +30,9 @@ from mesq.runtime import cli
 from mesq.search import follow
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
-from tests.web.conftest import Browser, sign_in
+from tests.web.conftest import FAR_AHEAD, Browser, sign_in
 
 LIMITS = PROFILES["normal"]
-#: A driven limiter clock, far ahead (2038-01-15 08:00 UTC): the store judges a counter's `ttl` by
-#: the real clock, so a clock in 2027-01 had these counters expired on write from 2027-01-15.
-FAR_AHEAD = 2_147_155_200.0
 
 
 def _refused(answer: Any, limit: int, name: str, per: str) -> None:

@@ -36,11 +36,15 @@ CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 REDIRECT_URI = "http://127.0.0.1:9999/callback"
 
 
+#: 2038-01-15 08:00 UTC, a Friday: a driven clock's start far ahead of the real clock on purpose.
+#: What code writes with a driven clock (a session's or a counter's `ttl`, an expiry) the store
+#: judges by the real one, so a day the real clock has passed would expire it on write (the pages'
+#: clock stood at 2027-01-15).
+FAR_AHEAD = 2_147_155_200.0
+
+
 class FakeClock:
-    #: 2038-01-15 08:00 UTC, a Friday. Far ahead of the real clock on purpose: what a page writes
-    #: with this clock (a session's `ttl`, an expiry) the store judges by the real one, so a day
-    #: the real clock has passed would end every test's session (it was 2027-01-15).
-    def __init__(self, now: float = 2_147_155_200.0) -> None:
+    def __init__(self, now: float = FAR_AHEAD) -> None:
         self.now = now
 
     def __call__(self) -> float:
