@@ -378,10 +378,25 @@ def lane_marks(item: pytest.Item) -> set[str]:
     return marks
 
 
+#: Lane markers of the tests that start a server, a browser, DynamoDB Local or a fresh interpreter:
+#: seconds a test, where the rest take milliseconds.
+_HEAVY_MARKS = frozenset({"browser", "e2e", "dynamodb_local", "slow"})
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for mark in sorted(lane_marks(item) - {marker.name for marker in item.iter_markers()}):
             item.add_marker(getattr(pytest.mark, mark))
+    items[:] = heavy_modules_first(items)
+
+
+def heavy_modules_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The modules holding a heavy test first, each module's tests together and in their order.
+    `make test` hands each module whole to one xdist worker (`--dist loadscope`: a module's
+    server, browser and tables start once, not once in each worker its tests land on); started
+    first, the long modules end before the quick ones that fill the workers' last minutes."""
+    heavy = {item.path for item in items if any(item.get_closest_marker(mark) for mark in _HEAVY_MARKS)}
+    return sorted(items, key=lambda item: item.path not in heavy)  # stable: each module stays in order
 
 
 @pytest.hookimpl(trylast=True)  # after the item's own teardown: its fixtures close their pages first

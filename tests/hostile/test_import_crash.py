@@ -204,7 +204,7 @@ def test_kill_9_then_a_write_then_a_rerun_leaves_the_account_whole(environment: 
     wanted, written = draw.randint(100, len(carried) - 300), 0
     deadline = time.monotonic() + 180
     while written < wanted and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
+        time.sleep(0.25)
         written = len(_held(services, bob) & set(carried))
     happened.append(_kill(process))
     written = len(_held(services, bob) & set(carried))
