@@ -6,7 +6,10 @@ from __future__ import annotations
 import base64
 import importlib.util
 import json
+import logging
+import os
 import secrets
+import sys
 import time
 from types import ModuleType
 from typing import Any
@@ -82,6 +85,11 @@ def load_function(name: str) -> ModuleType:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    # A fresh Lambda logs to the stdout it starts with; in this process the service's Powertools
+    # logger may exist from a function an earlier test loaded, its handler on that test's stdout.
+    for handler in logging.getLogger(os.environ.get("POWERTOOLS_SERVICE_NAME", "service_undefined")).handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(sys.stdout)
     return module
 
 

@@ -5,8 +5,6 @@ against moto: the scheduler (EventBridge), reading sync (EventBridge + SQS) and 
 from __future__ import annotations
 
 import json
-import logging
-import sys
 import time
 
 import boto3
@@ -94,11 +92,6 @@ def test_indexer_consumes_a_stream_batch(aws, monkeypatch, capsys):
         ]
     }
     module = load_function("indexer")
-    # A function loaded earlier in this process (tests/search/test_indexer_stream.py) made the
-    # service's logger, whose handler still writes to that test's stdout: point it at this one's.
-    for handler in logging.getLogger("mesq-indexer").handlers:
-        if isinstance(handler, logging.StreamHandler):
-            handler.setStream(sys.stdout)
     capsys.readouterr()
     # The real indexer (mesq/search/stream.py) re-reads each changed key: the memo is gone from
     # the table by now, so alice's index simply holds nothing; the token item is not searchable.
